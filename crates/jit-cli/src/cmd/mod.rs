@@ -1,0 +1,6 @@
+//! One module per subcommand: each has its clap `Args` and a `run` function.
+
+pub mod bash;
+pub mod explain;
+pub mod imports;
+pub mod paths;

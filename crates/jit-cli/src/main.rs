@@ -1,0 +1,47 @@
+//! The `jit` command line: explain what rules a session would get, and inspect each stage.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+// Plug-in crates register through `inventory`; naming them keeps them linked.
+use jit_tools as _;
+
+mod cmd;
+
+/// Just-in-time project rules for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "jit", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Simulate a session that touches PATHs in order and show every rule decision.
+    Explain(cmd::explain::Args),
+    /// Which files a bash command writes.
+    Bash(cmd::bash::Args),
+    /// Extract and expand the @imports of a rule file.
+    Imports(cmd::imports::Args),
+    /// Which paths a tool call touches, from the tool's registered reporter.
+    Paths(cmd::paths::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Explain(args) => cmd::explain::run(args),
+        Command::Bash(args) => cmd::bash::run(args),
+        Command::Imports(args) => cmd::imports::run(args),
+        Command::Paths(args) => cmd::paths::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("jit: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}

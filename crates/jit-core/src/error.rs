@@ -1,0 +1,90 @@
+//! The crate's error type: one `Error` with a `kind()`, every message naming the input that failed.
+
+use std::fmt;
+
+/// What went wrong, for callers that branch on the failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A tool call named a tool that has no registered path reporter.
+    UnregisteredTool,
+    /// A tool call's JSON input lacks a field or has one of the wrong type.
+    InvalidToolInput,
+    /// The project root does not exist, is not a directory, or is not UTF-8.
+    InvalidRoot,
+    /// A glob pattern could not be compiled.
+    InvalidGlob,
+    /// A filesystem operation failed.
+    Io,
+    /// A change-signal source (for example git) failed.
+    ChangeSource,
+}
+
+impl ErrorKind {
+    /// The stable snake_case name of this kind, as used in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::UnregisteredTool => "unregistered_tool",
+            ErrorKind::InvalidToolInput => "invalid_tool_input",
+            ErrorKind::InvalidRoot => "invalid_root",
+            ErrorKind::InvalidGlob => "invalid_glob",
+            ErrorKind::Io => "io",
+            ErrorKind::ChangeSource => "change_source",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error type of `jit-core`.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl Error {
+    /// A new error of `kind` with a message that names the failing input.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// Attaches the underlying cause.
+    pub fn with_source(
+        mut self,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+
+    /// A tool's JSON input lacks `field` or has it with the wrong type.
+    ///
+    /// ```
+    /// let err = jit_core::Error::invalid_tool_input("read", "file_path", "missing");
+    /// assert_eq!(err.kind(), jit_core::ErrorKind::InvalidToolInput);
+    /// assert_eq!(err.to_string(), "tool `read`: field `file_path`: missing");
+    /// ```
+    pub fn invalid_tool_input(tool: &str, field: &str, detail: impl fmt::Display) -> Self {
+        Error::new(
+            ErrorKind::InvalidToolInput,
+            format!("tool `{tool}`: field `{field}`: {detail}"),
+        )
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+}

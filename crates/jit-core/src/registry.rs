@@ -1,0 +1,325 @@
+//! Tool path self-report: the `AffectedPaths` trait, the `inventory` registrations and the `Registry`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind};
+
+/// A tool's pure answer to "which paths did this call touch".
+///
+/// Implementations read the call's JSON input and never the filesystem. Paths
+/// come back as the call addressed them: relative paths stay relative to
+/// `cwd`, and the engine resolves and contains them. Malformed input is an
+/// error naming the tool and the field, never an empty answer.
+///
+/// ```
+/// use camino::Utf8Path;
+/// use jit_core::{AffectedPaths, Error, TouchedPaths};
+///
+/// struct Read;
+/// impl AffectedPaths for Read {
+///     fn affected_paths(&self, input: &serde_json::Value, _cwd: &Utf8Path) -> Result<TouchedPaths, Error> {
+///         let path = input["file_path"]
+///             .as_str()
+///             .ok_or_else(|| Error::invalid_tool_input("read", "file_path", "missing or not a string"))?;
+///         Ok(TouchedPaths::from_paths([path]))
+///     }
+/// }
+///
+/// let touched = Read.affected_paths(&serde_json::json!({"file_path": "src/a.rs"}), Utf8Path::new("/p"))?;
+/// assert_eq!(touched.paths, ["src/a.rs"]);
+/// assert!(Read.affected_paths(&serde_json::json!({}), Utf8Path::new("/p")).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait AffectedPaths: Send + Sync {
+    /// The paths this call touched, given its JSON `input` and working directory.
+    fn affected_paths(
+        &self,
+        input: &serde_json::Value,
+        cwd: &Utf8Path,
+    ) -> Result<TouchedPaths, Error>;
+}
+
+/// What a tool call touched, plus what a reporter deliberately left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct TouchedPaths {
+    /// The touched paths, as the call addressed them.
+    pub paths: Vec<Utf8PathBuf>,
+    /// Inputs the reporter saw but did not report, each with its reason
+    /// (for example a shell word that holds a variable).
+    pub skipped: Vec<SkippedInput>,
+}
+
+impl TouchedPaths {
+    /// Touched paths with nothing skipped.
+    pub fn from_paths<I, P>(paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<Utf8PathBuf>,
+    {
+        TouchedPaths {
+            paths: paths.into_iter().map(Into::into).collect(),
+            skipped: Vec::new(),
+        }
+    }
+
+    /// Adds one skipped input with its reason.
+    pub fn with_skipped(mut self, word: impl Into<String>, reason: impl Into<String>) -> Self {
+        self.skipped.push(SkippedInput {
+            word: word.into(),
+            reason: reason.into(),
+        });
+        self
+    }
+}
+
+/// An input a reporter saw and chose not to report as a path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedInput {
+    /// The input as written (for example a shell word).
+    pub word: String,
+    /// Why it was not reported (`variable`, `glob`, `unsupported_command`, ...).
+    pub reason: String,
+}
+
+/// The explicit reporter of a tool that touches no local file (`web_fetch`,
+/// MCP tools whose `path` argument is not a local path). Registering it is a
+/// statement, not a gap.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TouchesNothing;
+
+impl AffectedPaths for TouchesNothing {
+    fn affected_paths(
+        &self,
+        _input: &serde_json::Value,
+        _cwd: &Utf8Path,
+    ) -> Result<TouchedPaths, Error> {
+        Ok(TouchedPaths::default())
+    }
+}
+
+/// A tool the harness exposes, registered with `inventory::submit!`.
+///
+/// ```
+/// jit_core::inventory::submit! { jit_core::ToolRegistration::new("my_tool", module_path!()) }
+/// ```
+#[derive(Debug)]
+pub struct ToolRegistration {
+    /// The tool's name as the model calls it.
+    pub name: &'static str,
+    /// Where it was registered (`module_path!()`), for audit messages.
+    pub defined_in: &'static str,
+}
+
+impl ToolRegistration {
+    /// A tool registration; pass `module_path!()` as `defined_in`.
+    pub const fn new(name: &'static str, defined_in: &'static str) -> Self {
+        ToolRegistration { name, defined_in }
+    }
+}
+
+/// A path reporter for one tool, registered with `inventory::submit!`.
+///
+/// ```
+/// use jit_core::{ReporterRegistration, TouchesNothing};
+/// jit_core::inventory::submit! {
+///     ReporterRegistration::new("web_fetch_example", &TouchesNothing, module_path!())
+/// }
+/// ```
+pub struct ReporterRegistration {
+    /// The tool this reporter answers for.
+    pub tool: &'static str,
+    /// The reporter.
+    pub reporter: &'static dyn AffectedPaths,
+    /// Where it was registered (`module_path!()`), for audit messages.
+    pub defined_in: &'static str,
+}
+
+impl ReporterRegistration {
+    /// A reporter registration; pass `module_path!()` as `defined_in`.
+    pub const fn new(
+        tool: &'static str,
+        reporter: &'static dyn AffectedPaths,
+        defined_in: &'static str,
+    ) -> Self {
+        ReporterRegistration {
+            tool,
+            reporter,
+            defined_in,
+        }
+    }
+}
+
+impl fmt::Debug for ReporterRegistration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReporterRegistration")
+            .field("tool", &self.tool)
+            .field("defined_in", &self.defined_in)
+            .finish_non_exhaustive()
+    }
+}
+
+inventory::collect!(ToolRegistration);
+inventory::collect!(ReporterRegistration);
+
+/// One reporter in a [`Registry`], with where it came from.
+#[derive(Clone)]
+struct ReporterEntry {
+    reporter: Arc<dyn AffectedPaths>,
+    defined_in: String,
+}
+
+/// The tools and path reporters a harness knows, from `inventory` and/or
+/// registered at run time.
+///
+/// ```
+/// use jit_core::{Registry, TouchesNothing};
+/// let mut registry = Registry::empty();
+/// registry.register_tool("web_fetch", "my_harness");
+/// registry.register_reporter("web_fetch", TouchesNothing, "my_harness");
+/// let touched = registry.affected_paths("web_fetch", &serde_json::json!({"url": "https://x"}), "/p".into())?;
+/// assert!(touched.paths.is_empty());
+/// assert_eq!(
+///     registry.affected_paths("nope", &serde_json::json!({}), "/p".into()).unwrap_err().kind(),
+///     jit_core::ErrorKind::UnregisteredTool,
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Default)]
+pub struct Registry {
+    tools: BTreeMap<String, Vec<String>>,
+    reporters: BTreeMap<String, Vec<ReporterEntry>>,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field("reporters", &self.reporters.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Registry {
+    /// A registry with nothing in it.
+    pub fn empty() -> Self {
+        Registry::default()
+    }
+
+    /// Everything linked into this binary through `inventory::submit!`.
+    ///
+    /// A plug-in crate that is never named is not linked and its
+    /// registrations vanish: name the crates you rely on (`use jit_tools as _;`).
+    pub fn from_inventory() -> Self {
+        let mut registry = Registry::empty();
+        for tool in inventory::iter::<ToolRegistration> {
+            registry.register_tool(tool.name, tool.defined_in);
+        }
+        for entry in inventory::iter::<ReporterRegistration> {
+            registry
+                .reporters
+                .entry(entry.tool.to_owned())
+                .or_default()
+                .push(ReporterEntry {
+                    reporter: Arc::new(StaticReporter(entry.reporter)),
+                    defined_in: entry.defined_in.to_owned(),
+                });
+        }
+        registry
+    }
+
+    /// Registers a tool name; `defined_in` says where, for audit messages.
+    pub fn register_tool(&mut self, name: &str, defined_in: &str) -> &mut Self {
+        self.tools
+            .entry(name.to_owned())
+            .or_default()
+            .push(defined_in.to_owned());
+        self
+    }
+
+    /// Registers a path reporter for `tool`.
+    pub fn register_reporter(
+        &mut self,
+        tool: &str,
+        reporter: impl AffectedPaths + 'static,
+        defined_in: &str,
+    ) -> &mut Self {
+        self.reporters
+            .entry(tool.to_owned())
+            .or_default()
+            .push(ReporterEntry {
+                reporter: Arc::new(reporter),
+                defined_in: defined_in.to_owned(),
+            });
+        self
+    }
+
+    /// The registered tool names, sorted.
+    pub fn tools(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    /// The tool names that have at least one reporter, sorted.
+    pub fn reported_tools(&self) -> impl Iterator<Item = &str> {
+        self.reporters.keys().map(String::as_str)
+    }
+
+    /// Where each registration of `tool` was made.
+    pub fn tool_sources(&self, tool: &str) -> &[String] {
+        self.tools.get(tool).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Where each reporter for `tool` was registered.
+    pub fn reporter_sources(&self, tool: &str) -> Vec<&str> {
+        self.reporters
+            .get(tool)
+            .map(|entries| entries.iter().map(|e| e.defined_in.as_str()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The paths a call to `tool` touched, from its one reporter.
+    ///
+    /// A tool that is not registered, or has no reporter, is an
+    /// [`ErrorKind::UnregisteredTool`] error: nothing is guessed from field names.
+    pub fn affected_paths(
+        &self,
+        tool: &str,
+        input: &serde_json::Value,
+        cwd: &Utf8Path,
+    ) -> Result<TouchedPaths, Error> {
+        let reporter = self
+            .tools
+            .contains_key(tool)
+            .then(|| self.reporters.get(tool))
+            .flatten()
+            .and_then(|entries| entries.first());
+        match reporter {
+            Some(entry) => entry.reporter.affected_paths(input, cwd),
+            None => Err(Error::new(
+                ErrorKind::UnregisteredTool,
+                format!(
+                    "unregistered tool `{tool}`: no path reporter is registered for it (registered tools: {})",
+                    self.tools().collect::<Vec<_>>().join(", ")
+                ),
+            )),
+        }
+    }
+}
+
+/// Adapts a `&'static dyn AffectedPaths` from `inventory` to the owned form.
+struct StaticReporter(&'static dyn AffectedPaths);
+
+impl AffectedPaths for StaticReporter {
+    fn affected_paths(
+        &self,
+        input: &serde_json::Value,
+        cwd: &Utf8Path,
+    ) -> Result<TouchedPaths, Error> {
+        self.0.affected_paths(input, cwd)
+    }
+}

@@ -1,0 +1,11 @@
+//! Workspace-level integration tests, compiled as one binary.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a failed fixture step should stop the test loudly"
+)]
+
+mod bash_cli;
+mod engine;
+mod imports_cli;
+mod tools;

@@ -1,0 +1,1 @@
+//! Integration tests: bash_cli (filled in with the capability they test).

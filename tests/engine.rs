@@ -1,0 +1,1 @@
+//! Integration tests: engine (filled in with the capability they test).

@@ -1,0 +1,1 @@
+//! Integration tests: imports_cli (filled in with the capability they test).

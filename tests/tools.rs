@@ -1,0 +1,1 @@
+//! Integration tests: tools (filled in with the capability they test).
