@@ -5,7 +5,5 @@
     reason = "a failed fixture step should stop the test loudly"
 )]
 
-mod bash_cli;
 mod engine;
-mod imports_cli;
 mod tools;

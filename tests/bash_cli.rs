@@ -1,1 +1,0 @@
-//! Integration tests: bash_cli (filled in with the capability they test).
