@@ -1,0 +1,107 @@
+//! The expansion policy: how deep, how large, and which places outside the project an import may reach.
+
+use std::path::{Path, PathBuf};
+
+/// Default hop limit: the root file's imports are depth 1, their imports depth 2, and so on.
+pub const DEFAULT_MAX_DEPTH: usize = 5;
+
+/// Default size cap of one imported file, in bytes.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// What an expansion may follow. The default is the project-file policy:
+/// depth 5, 256 KiB per file, nothing outside the project root, no `~/` imports.
+///
+/// ```
+/// use jit_imports::Policy;
+///
+/// // A user-level rule file (`~/.claude/CLAUDE.md`) may import from the home directory.
+/// let policy = Policy::default()
+///     .with_max_depth(3)
+///     .with_allow_home(true)
+///     .with_home_dir(Some("/home/me".into()));
+/// assert_eq!(policy.max_depth(), 3);
+/// assert!(policy.allow_home());
+/// assert!(!policy.allow_outside_root());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    max_depth: usize,
+    max_file_bytes: u64,
+    allow_outside_root: bool,
+    allow_home: bool,
+    home_dir: Option<PathBuf>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+            allow_outside_root: false,
+            allow_home: false,
+            home_dir: None,
+        }
+    }
+}
+
+impl Policy {
+    /// Sets the hop limit; an import deeper than this is `too_deep`. Zero refuses every import.
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets the size cap of one imported file; a larger file is `refused`.
+    #[must_use]
+    pub fn with_max_file_bytes(mut self, max_file_bytes: u64) -> Self {
+        self.max_file_bytes = max_file_bytes;
+        self
+    }
+
+    /// Allows imports whose real path is outside the project root.
+    #[must_use]
+    pub fn with_allow_outside_root(mut self, allow: bool) -> Self {
+        self.allow_outside_root = allow;
+        self
+    }
+
+    /// Allows `~/…` imports and any import inside the home directory: for user-level rule files only.
+    #[must_use]
+    pub fn with_allow_home(mut self, allow: bool) -> Self {
+        self.allow_home = allow;
+        self
+    }
+
+    /// Sets the home directory that `~/` stands for. Without one, `~/…` imports are refused.
+    #[must_use]
+    pub fn with_home_dir(mut self, home_dir: Option<PathBuf>) -> Self {
+        self.home_dir = home_dir;
+        self
+    }
+
+    /// The hop limit.
+    pub fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// The size cap of one imported file, in bytes.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.max_file_bytes
+    }
+
+    /// Whether imports may resolve outside the project root.
+    pub fn allow_outside_root(&self) -> bool {
+        self.allow_outside_root
+    }
+
+    /// Whether `~/…` imports and imports inside the home directory are allowed.
+    pub fn allow_home(&self) -> bool {
+        self.allow_home
+    }
+
+    /// The home directory that `~/` stands for, if known.
+    pub fn home_dir(&self) -> Option<&Path> {
+        self.home_dir.as_deref()
+    }
+}
