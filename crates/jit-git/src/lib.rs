@@ -1,4 +1,36 @@
-//! Git change signals for the startup rule load.
+//! Git change signals for the startup rule load, read through gix.
 //!
-//! Skeleton: the gix-backed change listing arrives with its own change.
+//! At session start no file has been touched yet, so the startup load
+//! matches `paths:` scopes against *signals*: the directory the session works
+//! in (a marker with a trailing `/`) and the files git reports as changed
+//! inside it. This crate lists those changed files through
+//! [gix](https://docs.rs/gix) — the same paths as
+//! `git status --porcelain -z -uall`, untracked files one by one — and builds
+//! the signals from any [`jit_core::ChangeSource`].
+//!
+//! ```no_run
+//! use camino::Utf8Path;
+//! use jit_git::{GitChanges, startup_signals};
+//!
+//! let root = Utf8Path::new("/work/project");
+//! let signals = startup_signals(root, &root.join("src/ui"), &GitChanges::new());
+//! // For example ["src/ui/", "src/ui/Badge.tsx"].
+//! println!("{:?}", signals.signals);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! What it deliberately does not do: it never spawns `git`, never writes to
+//! the repository (not even the refreshed index that `git status` may write),
+//! does not detect renames (both paths of a rename are listed anyway), and
+//! does not decide which rules load — that is `jit-core`'s engine.
 #![deny(missing_docs)]
+
+mod error;
+mod narrow;
+mod signals;
+mod status;
+
+pub use error::{Error, ErrorKind};
+pub use narrow::narrow_to_cwd;
+pub use signals::{Signals, startup_signals};
+pub use status::{GitChanges, changed_files};

@@ -1,0 +1,343 @@
+//! The changed files of a worktree, read through gix: the equivalent of `git status --porcelain -z -uall`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use gix::bstr::{BString, ByteSlice};
+use gix::status::UntrackedFiles;
+use gix::status::index_worktree::Item as WorktreeItem;
+use gix::status::plumbing::index_as_worktree::EntryStatus;
+use jit_core::{ChangeSet, ChangeSource};
+
+use crate::error::{Error, ErrorKind};
+
+/// Lists a worktree's changed files through gix, without spawning `git`.
+///
+/// The answer holds the same paths as `git status --porcelain -z -uall`:
+/// staged, modified, deleted, renamed (both the old and the new path, as the
+/// porcelain prints both), unmerged, intent-to-add and untracked files, each
+/// untracked file on its own line, ignored files left out. An untracked
+/// nested repository is listed as its directory with a trailing `/`, as git
+/// lists it.
+///
+/// `root` may be the worktree root or any directory inside it; paths are
+/// relative to `root` and only changes inside `root` are listed.
+///
+/// By default the user's and the system's git configuration are read, as
+/// `git` itself does (they decide, for example, `core.excludesFile`).
+/// [`GitChanges::repository_config_only`] reads only the repository's own
+/// configuration and no environment variables, for reproducible runs.
+#[derive(Debug, Clone, Default)]
+pub struct GitChanges {
+    repository_config_only: bool,
+}
+
+impl GitChanges {
+    /// A source that reads git configuration the way `git` does.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Read only the repository's own configuration (`.git/config`), never
+    /// the system or global files nor `GIT_*` environment variables.
+    ///
+    /// This matches `git` run with `GIT_CONFIG_NOSYSTEM=1` and
+    /// `GIT_CONFIG_GLOBAL=/dev/null`.
+    pub fn repository_config_only(mut self) -> Self {
+        self.repository_config_only = true;
+        self
+    }
+
+    /// The changed files under `root`, relative to `root` and `/`-separated.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Io`] if `root` cannot be resolved,
+    /// [`ErrorKind::NotARepository`] if neither `root` nor a parent is a git
+    /// repository, [`ErrorKind::NoWorktree`] for a bare repository,
+    /// [`ErrorKind::OutsideWorktree`] if `root` is not inside the worktree,
+    /// and [`ErrorKind::Git`] when gix cannot read the repository.
+    pub fn changes(&self, root: &Path) -> Result<ChangeSet, Error> {
+        let root = std::fs::canonicalize(root).map_err(|err| {
+            Error::with_source(
+                ErrorKind::Io,
+                format!("cannot resolve {}: {err}", root.display()),
+                err,
+            )
+        })?;
+        let repo = self.open(&root)?;
+        let prefix = worktree_prefix(&repo, &root)?;
+        let paths = changed_paths(&repo, &root)?;
+        Ok(relative_to_prefix(paths, &prefix))
+    }
+
+    fn open(&self, root: &Path) -> Result<gix::Repository, Error> {
+        let open_options = if self.repository_config_only {
+            gix::open::Options::isolated()
+        } else {
+            gix::open::Options::default()
+        };
+        gix::discover_opts(root, Default::default(), open_options).map_err(|err| {
+            let kind = match err.downcast_any_ref::<gix::discover::upwards::Error>() {
+                Some(
+                    gix::discover::upwards::Error::NoGitRepository { .. }
+                    | gix::discover::upwards::Error::NoGitRepositoryWithinCeiling { .. }
+                    | gix::discover::upwards::Error::NoGitRepositoryWithinFs { .. },
+                ) => ErrorKind::NotARepository,
+                _ => ErrorKind::Git,
+            };
+            let message = match kind {
+                ErrorKind::NotARepository => format!(
+                    "{} is not inside a git repository (no repository in it or any parent directory)",
+                    root.display()
+                ),
+                _ => format!(
+                    "cannot open the git repository of {}: {}",
+                    root.display(),
+                    describe(&err)
+                ),
+            };
+            Error::with_source(kind, message, err)
+        })
+    }
+}
+
+impl ChangeSource for GitChanges {
+    fn changed_files(
+        &self,
+        root: &Utf8Path,
+    ) -> Result<ChangeSet, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(self.changes(root.as_std_path())?)
+    }
+}
+
+/// The changed files under `root`, read the way `git` would (see [`GitChanges`]).
+///
+/// ```no_run
+/// let changes = jit_git::changed_files(std::path::Path::new("."))?;
+/// for file in &changes.files {
+///     println!("{file}");
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`GitChanges::changes`].
+pub fn changed_files(root: &Path) -> Result<ChangeSet, Error> {
+    GitChanges::new().changes(root)
+}
+
+/// The path of `root` inside the worktree, as `/`-separated bytes without a
+/// trailing `/` (empty at the worktree root itself).
+fn worktree_prefix(repo: &gix::Repository, root: &Path) -> Result<BString, Error> {
+    let Some(workdir) = repo.workdir() else {
+        return Err(Error::new(
+            ErrorKind::NoWorktree,
+            format!(
+                "the git repository {} found from {} is bare: it has no working tree",
+                repo.git_dir().display(),
+                root.display()
+            ),
+        ));
+    };
+    // The worktree is resolved like `root` so that a symlinked spelling of
+    // either one still yields the right prefix.
+    let workdir: PathBuf = std::fs::canonicalize(workdir).map_err(|err| {
+        Error::with_source(
+            ErrorKind::Io,
+            format!(
+                "cannot resolve the working tree {} of {}: {err}",
+                workdir.display(),
+                root.display()
+            ),
+            err,
+        )
+    })?;
+    let outside = || {
+        Error::new(
+            ErrorKind::OutsideWorktree,
+            format!(
+                "{} is not inside the working tree {}",
+                root.display(),
+                workdir.display()
+            ),
+        )
+    };
+    let relative = root.strip_prefix(&workdir).map_err(|_| outside())?;
+    let mut prefix = BString::default();
+    for component in relative.components() {
+        let std::path::Component::Normal(name) = component else {
+            return Err(outside());
+        };
+        if name == ".git" {
+            return Err(outside());
+        }
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        prefix.extend_from_slice(gix::path::os_str_into_bstr(name).map_err(|_| outside())?);
+    }
+    Ok(prefix)
+}
+
+/// Every path `git status --porcelain -z -uall` would print, repository-relative.
+fn changed_paths(repo: &gix::Repository, root: &Path) -> Result<Changed, Error> {
+    let git_error = |err: gix::Error| {
+        let message = format!(
+            "cannot read the git status of {}: {}",
+            root.display(),
+            describe(&err)
+        );
+        Error::with_source(ErrorKind::Git, message, err)
+    };
+    let status = repo
+        .status(gix::progress::Discard)
+        .map_err(git_error)?
+        // Each untracked file on its own: `-uall`, never a collapsed directory.
+        .untracked_files(UntrackedFiles::Files)
+        // Rename detection only pairs paths that are listed anyway (a rename
+        // is a deletion plus an addition), so the set of paths is the same
+        // without it, and it costs content comparisons.
+        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
+        .index_worktree_rewrites(None)
+        .dirwalk_options(|options| options.emit_ignored(None).emit_empty_directories(false));
+
+    let mut changed = Changed::default();
+    let mut iter = status.into_iter(None).map_err(git_error)?;
+    for item in iter.by_ref() {
+        let item = item.map_err(git_error)?;
+        match item {
+            gix::status::Item::TreeIndex(change) => {
+                let (location, source) = change_locations(&change);
+                changed.paths.insert(location.to_owned());
+                if let Some(source) = source {
+                    changed.paths.insert(source.to_owned());
+                }
+            }
+            gix::status::Item::IndexWorktree(item) => changed.add_worktree_item(item),
+        }
+    }
+    if let Some(outcome) = iter.outcome_mut() {
+        let errors = outcome
+            .index_worktree
+            .dirwalk
+            .as_ref()
+            .map_or(0, |dirwalk| dirwalk.read_dir_errors);
+        if errors > 0 {
+            changed.diagnostics.push(format!(
+                "{errors} directories under {} could not be read; untracked files in them are not listed",
+                root.display()
+            ));
+        }
+    }
+    Ok(changed)
+}
+
+/// The path of a staged change, and the old path of a staged rename or copy.
+fn change_locations(
+    change: &gix::diff::index::Change,
+) -> (&gix::bstr::BStr, Option<&gix::bstr::BStr>) {
+    use gix::diff::index::ChangeRef;
+    match change {
+        ChangeRef::Rewrite {
+            source_location,
+            location,
+            ..
+        } => (location.as_ref(), Some(source_location.as_ref())),
+        other => (other.location(), None),
+    }
+}
+
+/// Repository-relative changed paths, collected from the status items.
+#[derive(Default)]
+struct Changed {
+    paths: BTreeSet<BString>,
+    diagnostics: Vec<String>,
+}
+
+impl Changed {
+    fn add_worktree_item(&mut self, item: WorktreeItem) {
+        match item {
+            WorktreeItem::Modification {
+                rela_path, status, ..
+            } => {
+                // `NeedsUpdate` means only the stat data was stale and the
+                // content is unchanged: git lists nothing for it.
+                if !matches!(status, EntryStatus::NeedsUpdate(_)) {
+                    self.paths.insert(rela_path);
+                }
+            }
+            WorktreeItem::DirectoryContents { entry, .. } => self.add_dirwalk_entry(entry),
+            WorktreeItem::Rewrite {
+                source,
+                dirwalk_entry,
+                ..
+            } => {
+                self.paths.insert(source.rela_path().to_owned());
+                self.add_dirwalk_entry(dirwalk_entry);
+            }
+        }
+    }
+
+    fn add_dirwalk_entry(&mut self, entry: gix::dir::Entry) {
+        use gix::dir::entry::{Kind, Status};
+        if entry.status != Status::Untracked {
+            return;
+        }
+        let mut path = entry.rela_path;
+        // git never enters an untracked nested repository and prints it as
+        // a directory, with a trailing `/`.
+        if matches!(entry.disk_kind, Some(Kind::Repository | Kind::Directory)) {
+            path.push(b'/');
+        }
+        self.paths.insert(path);
+    }
+}
+
+/// Keeps the paths under `prefix`, relative to it, and turns non-UTF-8 paths
+/// into diagnostics.
+fn relative_to_prefix(changed: Changed, prefix: &[u8]) -> ChangeSet {
+    let mut out = ChangeSet {
+        files: Vec::with_capacity(changed.paths.len()),
+        diagnostics: changed.diagnostics,
+    };
+    for path in changed.paths {
+        let relative = if prefix.is_empty() {
+            path.as_slice()
+        } else {
+            match path
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.strip_prefix(b"/"))
+            {
+                Some(rest) if !rest.is_empty() => rest,
+                _ => continue,
+            }
+        };
+        match std::str::from_utf8(relative) {
+            Ok(text) => out.files.push(Utf8PathBuf::from(text)),
+            Err(_) => out.diagnostics.push(format!(
+                "git lists a changed path that is not valid UTF-8, so no rule can match it: {:?}",
+                relative.as_bstr()
+            )),
+        }
+    }
+    out
+}
+
+/// gix's error with its causes, on one line.
+fn describe(err: &gix::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.iter_errors() {
+        let text = cause.to_string();
+        if !text.is_empty() && !parts.iter().any(|part| part.contains(&text)) {
+            parts.push(text);
+        }
+    }
+    if parts.is_empty() {
+        err.to_string()
+    } else {
+        parts.join(": ")
+    }
+}

@@ -1,0 +1,483 @@
+//! jit-git against real repositories: gix's answer compared with `git status --porcelain -z -uall`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests fail loudly on broken fixtures"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use jit_core::ChangeSet;
+use jit_git::{ErrorKind, GitChanges, narrow_to_cwd, startup_signals};
+use pretty_assertions::assert_eq;
+
+/// A throwaway repository plus a throwaway `HOME` for the `git` it spawns.
+struct Repo {
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Repo {
+    /// An empty repository on branch `main` with an identity of its own.
+    fn new() -> Repo {
+        let repo = Repo {
+            dir: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.git(&["config", "user.name", "Test"]);
+        repo.git(&["config", "user.email", "test@example.invalid"]);
+        repo.git(&["config", "commit.gpgsign", "false"]);
+        repo
+    }
+
+    /// A repository with `files` committed.
+    fn with_commit(files: &[&str]) -> Repo {
+        let repo = Repo::new();
+        for file in files {
+            repo.write(file, &format!("content of {file}\n"));
+        }
+        repo.commit_all("initial");
+        repo
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn utf8_root(&self) -> Utf8PathBuf {
+        Utf8PathBuf::from_path_buf(self.root().canonicalize().unwrap()).unwrap()
+    }
+
+    /// Runs `git` in the repository with no system or global configuration.
+    fn git(&self, args: &[&str]) -> Vec<u8> {
+        let output = self.git_command(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    }
+
+    fn git_command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new("git");
+        command
+            .args(args)
+            .current_dir(self.root())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE");
+        command
+    }
+
+    fn commit_all(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
+    }
+
+    fn write(&self, path: impl AsRef<Path>, content: &str) {
+        let path = self.root().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    fn remove(&self, path: &str) {
+        std::fs::remove_file(self.root().join(path)).unwrap();
+    }
+
+    /// Every path `git status --porcelain -z -uall` prints, sorted, as bytes.
+    fn porcelain_paths(&self) -> Vec<Vec<u8>> {
+        let out = self.git(&[
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "-z",
+            "-uall",
+        ]);
+        let mut fields = out.split(|&b| b == 0).filter(|f| !f.is_empty());
+        let mut paths = Vec::new();
+        while let Some(record) = fields.next() {
+            assert!(record.len() > 3, "short porcelain record {record:?}");
+            let (xy, path) = (&record[..2], &record[3..]);
+            paths.push(path.to_vec());
+            // A rename or copy carries its original path in the next field.
+            if xy.contains(&b'R') || xy.contains(&b'C') {
+                paths.push(fields.next().unwrap().to_vec());
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+
+    /// gix's answer for the worktree (or the subdirectory `sub` of it).
+    fn changes(&self, sub: &str) -> ChangeSet {
+        GitChanges::new()
+            .repository_config_only()
+            .changes(&self.root().join(sub))
+            .unwrap()
+    }
+}
+
+/// Asserts that git lists exactly `expected` and that gix agrees with git,
+/// with no diagnostics.
+#[track_caller]
+fn check(repo: &Repo, expected: &[&str]) {
+    let git: Vec<String> = repo
+        .porcelain_paths()
+        .into_iter()
+        .map(|path| String::from_utf8(path).unwrap())
+        .collect();
+    assert_eq!(git, expected, "git itself lists something else");
+    let ours = repo.changes("");
+    let ours: Vec<&str> = ours.files.iter().map(|file| file.as_str()).collect();
+    assert_eq!(ours, git, "gix disagrees with git");
+    assert_eq!(repo.changes("").diagnostics, Vec::<String>::new());
+}
+
+#[test]
+fn clean_worktree_lists_nothing() {
+    let repo = Repo::with_commit(&["README.md", "src/ui/Badge.tsx"]);
+    check(&repo, &[]);
+}
+
+#[test]
+fn untracked_files_in_new_directories_are_listed_one_by_one() {
+    let repo = Repo::with_commit(&["README.md"]);
+    repo.write("web/app/main.py", "print()\n");
+    repo.write("web/app/lib/util.py", "x = 1\n");
+    repo.write("web/index.html", "<p>\n");
+    repo.write("notes.txt", "n\n");
+    // An empty directory is not a change, for git or for us.
+    std::fs::create_dir_all(repo.root().join("empty/deeper")).unwrap();
+    check(
+        &repo,
+        &[
+            "notes.txt",
+            "web/app/lib/util.py",
+            "web/app/main.py",
+            "web/index.html",
+        ],
+    );
+}
+
+#[test]
+fn modified_and_deleted_files_are_listed() {
+    let repo = Repo::with_commit(&["a.rs", "src/b.rs", "src/c.rs", "keep.rs"]);
+    repo.write("a.rs", "changed\n");
+    repo.remove("src/b.rs");
+    check(&repo, &["a.rs", "src/b.rs"]);
+}
+
+#[test]
+fn staged_additions_modifications_and_deletions_are_listed() {
+    let repo = Repo::with_commit(&["a.rs", "b.rs", "c.rs"]);
+    repo.write("new/staged.rs", "new\n");
+    repo.write("a.rs", "staged change\n");
+    repo.git(&["add", "new/staged.rs", "a.rs"]);
+    repo.git(&["rm", "-q", "b.rs"]);
+    // Staged, then changed again in the worktree: listed once.
+    repo.write("a.rs", "changed again\n");
+    check(&repo, &["a.rs", "b.rs", "new/staged.rs"]);
+}
+
+#[test]
+fn staged_rename_lists_both_paths() {
+    let repo = Repo::with_commit(&["src/old_name.rs", "other.rs"]);
+    repo.git(&["mv", "src/old_name.rs", "src/new_name.rs"]);
+    check(&repo, &["src/new_name.rs", "src/old_name.rs"]);
+}
+
+#[test]
+fn unstaged_rename_is_a_deletion_and_an_untracked_file() {
+    let repo = Repo::with_commit(&["src/old_name.rs"]);
+    std::fs::rename(
+        repo.root().join("src/old_name.rs"),
+        repo.root().join("src/new_name.rs"),
+    )
+    .unwrap();
+    check(&repo, &["src/new_name.rs", "src/old_name.rs"]);
+}
+
+#[test]
+fn ignored_files_are_left_out_but_tracked_ones_still_count() {
+    let repo = Repo::with_commit(&["README.md", "tracked.log"]);
+    repo.write(".gitignore", "*.log\nbuild/\n/secret.txt\n");
+    repo.write("debug.log", "x\n");
+    repo.write("src/deep/trace.log", "x\n");
+    repo.write("build/out/bin.o", "x\n");
+    repo.write("secret.txt", "x\n");
+    repo.write("src/secret.txt", "not ignored: the pattern is anchored\n");
+    repo.write("tracked.log", "tracked files are never ignored\n");
+    check(&repo, &[".gitignore", "src/secret.txt", "tracked.log"]);
+}
+
+#[test]
+fn names_with_spaces_and_non_ascii_are_kept_verbatim() {
+    let repo = Repo::with_commit(&["README.md", "docs/日本語.md"]);
+    repo.write("my dir/a file.ts", "x\n");
+    repo.write("café/naïve ü.txt", "x\n");
+    repo.write("docs/日本語.md", "changed\n");
+    repo.write("quote\"and\\back.txt", "x\n");
+    check(
+        &repo,
+        &[
+            "café/naïve ü.txt",
+            "docs/日本語.md",
+            "my dir/a file.ts",
+            "quote\"and\\back.txt",
+        ],
+    );
+}
+
+#[test]
+fn repository_without_commits_lists_staged_and_untracked_files() {
+    let repo = Repo::new();
+    repo.write("staged.rs", "x\n");
+    repo.git(&["add", "staged.rs"]);
+    repo.write("src/untracked.rs", "x\n");
+    check(&repo, &["src/untracked.rs", "staged.rs"]);
+}
+
+#[test]
+fn intent_to_add_is_listed() {
+    let repo = Repo::with_commit(&["README.md"]);
+    repo.write("later.rs", "x\n");
+    repo.git(&["add", "-N", "later.rs"]);
+    check(&repo, &["later.rs"]);
+}
+
+#[test]
+fn merge_conflicts_are_listed() {
+    let repo = Repo::with_commit(&["shared.txt", "other.txt"]);
+    repo.git(&["checkout", "-q", "-b", "topic"]);
+    repo.write("shared.txt", "topic side\n");
+    repo.commit_all("topic");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("shared.txt", "main side\n");
+    repo.commit_all("main");
+    let merge = repo
+        .git_command(&["merge", "-q", "topic"])
+        .output()
+        .unwrap();
+    assert!(!merge.status.success(), "the merge must conflict");
+    check(&repo, &["shared.txt"]);
+}
+
+#[test]
+fn untracked_nested_repository_is_listed_as_a_directory() {
+    let repo = Repo::with_commit(&["README.md"]);
+    let nested = repo.root().join("vendor/lib");
+    std::fs::create_dir_all(&nested).unwrap();
+    repo.git(&["init", "-q", "vendor/lib"]);
+    repo.write("vendor/lib/inner.rs", "x\n");
+    check(&repo, &["vendor/lib/"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_names_become_diagnostics() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = Repo::with_commit(&["README.md"]);
+    let name = std::ffi::OsStr::from_bytes(b"bad\xffname.txt");
+    repo.write(PathBuf::from("src").join(name), "x\n");
+    repo.write("src/good.txt", "x\n");
+
+    let git = repo.porcelain_paths();
+    assert_eq!(
+        git,
+        [b"src/bad\xffname.txt".to_vec(), b"src/good.txt".to_vec()]
+    );
+
+    let ours = repo.changes("");
+    assert_eq!(ours.files, [Utf8PathBuf::from("src/good.txt")]);
+    assert_eq!(ours.diagnostics.len(), 1, "{:?}", ours.diagnostics);
+    assert!(
+        ours.diagnostics[0].contains(r"src/bad\xffname.txt"),
+        "the diagnostic names the path: {}",
+        ours.diagnostics[0]
+    );
+}
+
+#[test]
+fn root_in_a_subdirectory_lists_its_subtree_relative_to_it() {
+    let repo = Repo::with_commit(&["app/src/main.rs", "app-old/x.rs", "top.rs"]);
+    repo.write("app/src/main.rs", "changed\n");
+    repo.write("app/new/mod.py", "x\n");
+    repo.write("app-old/x.rs", "changed\n");
+    repo.write("top.rs", "changed\n");
+    let ours = repo.changes("app");
+    assert_eq!(
+        ours.files,
+        [
+            Utf8PathBuf::from("new/mod.py"),
+            Utf8PathBuf::from("src/main.rs")
+        ]
+    );
+}
+
+#[test]
+fn change_source_trait_answers_like_the_inherent_method() {
+    let repo = Repo::with_commit(&["a.rs"]);
+    repo.write("a.rs", "changed\n");
+    let source: &dyn jit_core::ChangeSource = &GitChanges::new().repository_config_only();
+    let changes = source.changed_files(&repo.utf8_root()).unwrap();
+    assert_eq!(changes.files, [Utf8PathBuf::from("a.rs")]);
+}
+
+mod errors {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[track_caller]
+    fn check_error(path: &Path, kind: ErrorKind) -> String {
+        let err = GitChanges::new()
+            .repository_config_only()
+            .changes(path)
+            .unwrap_err();
+        assert_eq!(err.kind(), kind, "{err}");
+        let message = err.to_string();
+        let name = path.file_name().unwrap().to_string_lossy();
+        assert!(
+            message.contains(&*name),
+            "the message names the path: {message}"
+        );
+        message
+    }
+
+    #[test]
+    fn not_a_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("plain-dir");
+        std::fs::create_dir(&sub).unwrap();
+        check_error(&sub, ErrorKind::NotARepository);
+        // The convenience function reports the same.
+        assert_eq!(
+            jit_git::changed_files(&sub).unwrap_err().kind(),
+            ErrorKind::NotARepository
+        );
+    }
+
+    #[test]
+    fn missing_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        check_error(&dir.path().join("does-not-exist"), ErrorKind::Io);
+    }
+
+    #[test]
+    fn bare_repository_has_no_worktree() {
+        let repo = Repo::new();
+        repo.git(&["init", "-q", "--bare", "bare.git"]);
+        check_error(&repo.root().join("bare.git"), ErrorKind::NoWorktree);
+    }
+
+    #[test]
+    fn inside_the_git_directory_is_outside_the_worktree() {
+        let repo = Repo::with_commit(&["a.rs"]);
+        let message = check_error(&repo.root().join(".git/refs"), ErrorKind::OutsideWorktree);
+        assert!(message.contains("not inside the working tree"), "{message}");
+    }
+
+    #[test]
+    fn corrupt_index_is_a_git_error() {
+        let repo = Repo::with_commit(&["a.rs"]);
+        std::fs::write(repo.root().join(".git/index"), b"DIRC garbage").unwrap();
+        let err = GitChanges::new()
+            .repository_config_only()
+            .changes(repo.root())
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Git, "{err}");
+        assert!(
+            err.to_string().contains(&*repo.root().to_string_lossy()),
+            "{err}"
+        );
+    }
+}
+
+mod signals {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// The fixture of the startup table: a UI component, docs, a clean tree.
+    fn fixture() -> Repo {
+        Repo::with_commit(&["README.md", "src/ui/Badge.tsx", "docs/guide.md"])
+    }
+
+    #[track_caller]
+    fn check_signals(repo: &Repo, cwd: &str, expected: &[&str]) -> jit_git::Signals {
+        let root = repo.utf8_root();
+        let source = GitChanges::new().repository_config_only();
+        let signals = startup_signals(&root, &root.join(cwd), &source);
+        assert_eq!(signals.signals, expected, "cwd {cwd:?}");
+        signals
+    }
+
+    #[test]
+    fn root_clean() {
+        let signals = check_signals(&fixture(), "", &[]);
+        assert_eq!(signals.fallback_reason, None);
+    }
+
+    #[test]
+    fn root_with_badge_modified() {
+        let repo = fixture();
+        repo.write("src/ui/Badge.tsx", "changed\n");
+        check_signals(&repo, "", &["src/ui/Badge.tsx"]);
+    }
+
+    #[test]
+    fn cwd_src_ui_clean() {
+        check_signals(&fixture(), "src/ui", &["src/ui/"]);
+    }
+
+    #[test]
+    fn cwd_docs_clean() {
+        check_signals(&fixture(), "docs", &["docs/"]);
+    }
+
+    #[test]
+    fn dirty_ui_file_does_not_count_in_docs() {
+        let repo = fixture();
+        repo.write("src/ui/Badge.tsx", "changed\n");
+        repo.write("docs/new.md", "x\n");
+        check_signals(&repo, "docs", &["docs/", "docs/new.md"]);
+    }
+
+    #[test]
+    fn untracked_python_file_in_a_new_directory_is_a_signal() {
+        let repo = fixture();
+        repo.write("tools/gen/run.py", "x\n");
+        check_signals(&repo, "", &["tools/gen/run.py"]);
+    }
+
+    #[test]
+    fn not_a_repository_falls_back_to_the_cwd_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/ui")).unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        let signals = startup_signals(
+            &root,
+            &root.join("src/ui"),
+            &GitChanges::new().repository_config_only(),
+        );
+        assert_eq!(signals.signals, ["src/ui/"]);
+        let reason = signals.fallback_reason.unwrap();
+        assert!(reason.contains("not inside a git repository"), "{reason}");
+    }
+
+    #[test]
+    fn narrowing_real_changes_is_by_segment() {
+        let repo = Repo::with_commit(&["src/ui/a.ts", "src/ui-old/b.ts"]);
+        repo.write("src/ui/a.ts", "changed\n");
+        repo.write("src/ui-old/b.ts", "changed\n");
+        let narrowed = narrow_to_cwd(repo.changes(""), Utf8Path::new("src/ui"));
+        assert_eq!(narrowed.files, [Utf8PathBuf::from("src/ui/a.ts")]);
+    }
+}
