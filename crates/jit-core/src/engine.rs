@@ -1,0 +1,790 @@
+//! The JIT discovery engine: from a touched path, walk up to the project root and decide every candidate rule.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind};
+use crate::paths::{normalize, relative_to, slash};
+use crate::registry::{Registry, SkippedInput};
+use crate::rule::{
+    Attribution, LoadKind, LoadedRule, ParsedRule, Rejection, RuleScope, SkipReason, SkippedRule,
+    Stamp, read_rule,
+};
+use crate::scope::{ScopeMatcher, TouchedPathMatcher};
+use crate::source::{ClaudeSource, RuleSource};
+
+/// The default cap on one rule file's size: 256 KiB.
+pub const DEFAULT_MAX_RULE_BYTES: u64 = 256 * 1024;
+
+/// Discovers the rule files a touched path brings into scope.
+///
+/// The engine is immutable and shareable; what a session has already seen
+/// lives in a [`DiscoveryState`] the caller owns (one per agent context).
+///
+/// ```
+/// use jit_core::{DiscoveryState, Engine};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+/// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "No colour emoji in components.\n")?;
+///
+/// let engine = Engine::new(dir.path())?;
+/// let mut state = DiscoveryState::default();
+/// let found = engine.discover(&mut state, "src/ui/Footer.tsx".into(), engine.root());
+/// assert_eq!(found.loaded[0].file, "src/ui/CLAUDE.md");
+/// assert_eq!(found.loaded[0].content, "No colour emoji in components.\n");
+///
+/// // The second touch of the same directory injects nothing new.
+/// let again = engine.discover(&mut state, "src/ui/Badge.tsx".into(), engine.root());
+/// assert!(again.loaded.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Engine {
+    /// The project root, canonical.
+    root: Utf8PathBuf,
+    /// The project root as given (absolute, lexical), for paths that name it
+    /// through a symlink.
+    given_root: Utf8PathBuf,
+    sources: Vec<Box<dyn RuleSource>>,
+    max_rule_bytes: u64,
+}
+
+/// What one touched path brought in, and every candidate that stayed out.
+///
+/// This is the payload of one telemetry event.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Discovery {
+    /// The touched path: root-relative and `/`-separated inside the project
+    /// (`.` for the root), absolute outside it.
+    pub trigger: String,
+    /// Rules injected, root first.
+    pub loaded: Vec<LoadedRule>,
+    /// Candidates not injected, each with its reason.
+    pub skipped: Vec<SkippedRule>,
+    /// Wall time of this discovery in microseconds.
+    pub elapsed_us: u64,
+}
+
+impl Discovery {
+    /// Whether anything was injected.
+    pub fn is_hit(&self) -> bool {
+        !self.loaded.is_empty()
+    }
+
+    /// Bytes injected by this discovery.
+    pub fn bytes_injected(&self) -> usize {
+        self.loaded.iter().map(|l| l.bytes).sum()
+    }
+}
+
+/// The discoveries of one tool call: one per touched path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolCallDiscovery {
+    /// The tool's name.
+    pub tool: String,
+    /// The paths the tool reported, as it addressed them.
+    pub paths: Vec<Utf8PathBuf>,
+    /// Inputs the reporter saw and did not report, with reasons.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reporter_skipped: Vec<SkippedInput>,
+    /// One discovery per reported path, in order.
+    pub discoveries: Vec<Discovery>,
+}
+
+/// What a session has already seen: loaded rules, scanned directories, and
+/// caches. Create one per agent context; [`DiscoveryState::rearm`] it after
+/// compaction or clear.
+#[derive(Debug, Default, Clone)]
+pub struct DiscoveryState {
+    /// Rule files in the context, by canonical path, with the stamp they were read at.
+    loaded: HashMap<Utf8PathBuf, Stamp>,
+    /// Directories whose every candidate was resolved, with the stamps that
+    /// prove the scan is still current.
+    scanned: HashMap<Utf8PathBuf, ScanRecord>,
+    /// Lexical root-relative directory → where it really is.
+    resolved: HashMap<Utf8PathBuf, Level>,
+    /// Parsed rule files, reused while their stamp holds.
+    parsed: HashMap<Utf8PathBuf, (Stamp, Arc<ParsedRule>)>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct ScanRecord {
+    /// Every directory probed and every candidate file found, with its stamp
+    /// at scan time. A changed stamp means the directory must be scanned again.
+    stamps: Vec<(Utf8PathBuf, Stamp)>,
+}
+
+/// Where a lexical directory of the walk really is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Level {
+    /// Inside the root, at this canonical path.
+    Inside(Utf8PathBuf),
+    /// Resolves outside the root (to this path).
+    Outside(String),
+    /// Does not exist (yet), or is not a directory.
+    Missing,
+}
+
+impl DiscoveryState {
+    /// Records a rule file as already in the context (for example loaded at
+    /// startup), so discovery reports it `already_loaded` instead of
+    /// injecting it twice. Returns `false` if its metadata cannot be read.
+    pub fn mark_loaded(&mut self, path: &Utf8Path) -> bool {
+        let real = fs::canonicalize(path)
+            .ok()
+            .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+            .unwrap_or_else(|| path.to_owned());
+        match fs::metadata(&real) {
+            Ok(meta) => {
+                self.loaded.insert(real, Stamp::of(&meta));
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Whether `path` (canonical) is in the context.
+    pub fn is_loaded(&self, path: &Utf8Path) -> bool {
+        self.loaded.contains_key(path)
+    }
+
+    /// The rule files in the context, canonical paths, sorted.
+    pub fn loaded_files(&self) -> Vec<&Utf8Path> {
+        let mut files: Vec<&Utf8Path> = self.loaded.keys().map(|p| p.as_path()).collect();
+        files.sort();
+        files
+    }
+
+    /// Forgets what was injected, so rules come back on the next touch (after
+    /// compaction or clear). Caches of parsed files and resolved paths stay.
+    pub fn rearm(&mut self) {
+        self.loaded.clear();
+        self.scanned.clear();
+    }
+
+    /// Forgets one loaded rule (its block left the context), so the next touch
+    /// of its directory injects it again.
+    pub fn forget(&mut self, path: &Utf8Path) {
+        if self.loaded.remove(path).is_some() {
+            if let Some(dir) = path.parent() {
+                // The directory that held it must be judged again. Rules from
+                // `.claude/rules` belong to an ancestor; forget every record
+                // that stamped this file.
+                self.scanned.remove(dir);
+            }
+            self.scanned
+                .retain(|_, record| !record.stamps.iter().any(|(p, _)| p == path));
+        }
+    }
+}
+
+impl Engine {
+    /// An engine for the project at `root` with the Claude convention and the
+    /// default size cap.
+    ///
+    /// The root must exist, be a directory, and have a UTF-8 canonical path.
+    pub fn new(root: impl AsRef<Path>) -> Result<Self, Error> {
+        let root = root.as_ref();
+        let invalid = |detail: String| {
+            Error::new(
+                ErrorKind::InvalidRoot,
+                format!("project root {}: {detail}", root.display()),
+            )
+        };
+        let absolute = std::path::absolute(root).map_err(|e| invalid(e.to_string()))?;
+        let canonical = fs::canonicalize(root).map_err(|e| invalid(e.to_string()))?;
+        if !canonical.is_dir() {
+            return Err(invalid("not a directory".to_owned()));
+        }
+        let canonical = Utf8PathBuf::from_path_buf(canonical)
+            .map_err(|p| invalid(format!("canonical path {} is not UTF-8", p.display())))?;
+        let given_root = Utf8PathBuf::from_path_buf(absolute)
+            .map(|p| normalize(&p))
+            .unwrap_or_else(|_| canonical.clone());
+        Ok(Engine {
+            root: canonical,
+            given_root,
+            sources: vec![Box::new(ClaudeSource)],
+            max_rule_bytes: DEFAULT_MAX_RULE_BYTES,
+        })
+    }
+
+    /// Adds a rule source after the ones already there.
+    pub fn with_source(mut self, source: impl RuleSource + 'static) -> Self {
+        self.sources.push(Box::new(source));
+        self
+    }
+
+    /// Replaces all rule sources.
+    pub fn with_sources(mut self, sources: Vec<Box<dyn RuleSource>>) -> Self {
+        self.sources = sources;
+        self
+    }
+
+    /// Sets the cap on one rule file's size (default [`DEFAULT_MAX_RULE_BYTES`]).
+    pub fn with_max_rule_bytes(mut self, max: u64) -> Self {
+        self.max_rule_bytes = max;
+        self
+    }
+
+    /// The canonical project root.
+    pub fn root(&self) -> &Utf8Path {
+        &self.root
+    }
+
+    /// The rule sources, in order.
+    pub fn sources(&self) -> &[Box<dyn RuleSource>] {
+        &self.sources
+    }
+
+    /// How `path` is shown in results: root-relative inside, absolute outside.
+    pub fn display(&self, path: &Utf8Path) -> String {
+        match relative_to(path, &self.root) {
+            Some(rel) if rel.as_str().is_empty() => ".".to_owned(),
+            Some(rel) => slash(rel),
+            None => path.to_string(),
+        }
+    }
+
+    /// Runs one tool call through its registered path reporter, then
+    /// discovers the rules of every path it touched.
+    ///
+    /// A tool without a reporter is an [`ErrorKind::UnregisteredTool`] error:
+    /// nothing is guessed from field names.
+    pub fn discover_tool_call(
+        &self,
+        state: &mut DiscoveryState,
+        registry: &Registry,
+        tool: &str,
+        input: &serde_json::Value,
+        cwd: &Utf8Path,
+    ) -> Result<ToolCallDiscovery, Error> {
+        let touched = registry.affected_paths(tool, input, cwd)?;
+        let discoveries = touched
+            .paths
+            .iter()
+            .map(|path| self.discover(state, path, cwd))
+            .collect();
+        Ok(ToolCallDiscovery {
+            tool: tool.to_owned(),
+            paths: touched.paths,
+            reporter_skipped: touched.skipped,
+            discoveries,
+        })
+    }
+
+    /// Discovers the rules a touched `path` brings into scope. `path` is
+    /// absolute or relative to `cwd`; a relative `cwd` is taken relative to
+    /// the project root. The path may be a file or a directory, existing or
+    /// not yet.
+    pub fn discover(
+        &self,
+        state: &mut DiscoveryState,
+        path: &Utf8Path,
+        cwd: &Utf8Path,
+    ) -> Discovery {
+        let started = Instant::now();
+        let cwd = if cwd.is_absolute() {
+            cwd.to_owned()
+        } else {
+            self.root.join(cwd)
+        };
+        let abs = normalize(&cwd.join(path));
+        let mut discovery = Discovery {
+            trigger: String::new(),
+            ..Discovery::default()
+        };
+
+        let Some(rel) = self.locate(&abs) else {
+            discovery.trigger = abs.to_string();
+            discovery.skipped.push(SkippedRule {
+                file: abs.to_string(),
+                reason: SkipReason::OutsideRoot,
+                detail: format!(
+                    "the touched path is outside the project root {}; no rules are discovered for it",
+                    self.root
+                ),
+            });
+            discovery.elapsed_us = elapsed_us(started);
+            return discovery;
+        };
+        discovery.trigger = if rel.as_str().is_empty() {
+            ".".to_owned()
+        } else {
+            slash(&rel)
+        };
+
+        let names_dir = path.as_str().ends_with('/')
+            || rel.as_str().is_empty()
+            || fs::metadata(self.root.join(&rel)).is_ok_and(|m| m.is_dir());
+        let dir_rel = if names_dir {
+            rel.clone()
+        } else {
+            rel.parent().map(Utf8Path::to_owned).unwrap_or_default()
+        };
+
+        let levels = self.resolve_chain(state, &dir_rel);
+        let subject = self.subject(&rel, names_dir, &levels);
+
+        let mut seen_dirs: HashSet<&Utf8Path> = HashSet::new();
+        for (lex, level) in &levels {
+            match level {
+                Level::Missing => break,
+                Level::Outside(real) => discovery.skipped.push(SkippedRule {
+                    file: slash(lex),
+                    reason: SkipReason::OutsideRoot,
+                    detail: format!(
+                        "this directory resolves to {real}, outside the project root {}; its rules are not read",
+                        self.root
+                    ),
+                }),
+                Level::Inside(real) => {
+                    if !seen_dirs.insert(real.as_path()) {
+                        continue;
+                    }
+                    if let Some(record) = state.scanned.get(real)
+                        && record_is_fresh(record)
+                    {
+                        continue;
+                    }
+                    state.scanned.remove(real);
+                    let mut scan = DirScan {
+                        engine: self,
+                        state,
+                        subject: &subject,
+                        out: &mut discovery,
+                        record: ScanRecord::default(),
+                        complete: true,
+                    };
+                    scan.run(real);
+                    let DirScan {
+                        record, complete, ..
+                    } = scan;
+                    if complete {
+                        state.scanned.insert(real.clone(), record);
+                    }
+                }
+            }
+        }
+        discovery.elapsed_us = elapsed_us(started);
+        discovery
+    }
+
+    /// The root-relative form of an absolute, normalised path, if it is
+    /// inside the root (lexically, or once its existing part is resolved).
+    fn locate(&self, abs: &Utf8Path) -> Option<Utf8PathBuf> {
+        if let Some(rel) = relative_to(abs, &self.root) {
+            return Some(rel.to_owned());
+        }
+        if let Some(rel) = relative_to(abs, &self.given_root) {
+            return Some(rel.to_owned());
+        }
+        // The path may reach the root through a symlink: resolve its deepest
+        // existing ancestor and keep the rest lexically.
+        let mut existing = abs;
+        let mut rest: Vec<&str> = Vec::new();
+        loop {
+            if let Ok(real) = fs::canonicalize(existing) {
+                let real = Utf8PathBuf::from_path_buf(real).ok()?;
+                let rel = relative_to(&real, &self.root)?;
+                let mut rel = rel.to_owned();
+                for part in rest.iter().rev() {
+                    rel.push(part);
+                }
+                return Some(rel);
+            }
+            rest.push(existing.file_name()?);
+            existing = existing.parent()?;
+        }
+    }
+
+    /// Resolves each directory from the root down to `dir_rel`, realpath at
+    /// every step. Returns (lexical root-relative dir, level), root first.
+    fn resolve_chain(
+        &self,
+        state: &mut DiscoveryState,
+        dir_rel: &Utf8Path,
+    ) -> Vec<(Utf8PathBuf, Level)> {
+        let mut levels = Vec::with_capacity(dir_rel.components().count() + 1);
+        levels.push((Utf8PathBuf::new(), Level::Inside(self.root.clone())));
+        let mut lex = Utf8PathBuf::new();
+        let mut plain = true; // no symlink so far: real == root.join(lex)
+        let mut stopped = false;
+        for component in dir_rel.components() {
+            lex.push(component.as_str());
+            if stopped {
+                break;
+            }
+            let level = match state.resolved.get(&lex) {
+                Some(level) => level.clone(),
+                None => {
+                    let level = self.resolve_level(&lex, plain);
+                    state.resolved.insert(lex.clone(), level.clone());
+                    level
+                }
+            };
+            if let Level::Inside(real) = &level {
+                plain = plain && real.as_path() == self.root.join(&lex);
+            } else {
+                plain = false;
+            }
+            stopped = level == Level::Missing;
+            levels.push((lex.clone(), level));
+        }
+        levels
+    }
+
+    fn resolve_level(&self, lex: &Utf8Path, parent_plain: bool) -> Level {
+        let path = self.root.join(lex);
+        if parent_plain {
+            match fs::symlink_metadata(&path) {
+                Ok(meta) if meta.is_dir() => return Level::Inside(path),
+                Ok(meta) if meta.file_type().is_symlink() => {}
+                _ => return Level::Missing,
+            }
+        }
+        match fs::canonicalize(&path) {
+            Ok(real) => match Utf8PathBuf::from_path_buf(real) {
+                Ok(real) if !real.is_dir() => Level::Missing,
+                Ok(real) if relative_to(&real, &self.root).is_some() => Level::Inside(real),
+                Ok(real) => Level::Outside(real.to_string()),
+                Err(real) => Level::Outside(real.display().to_string()),
+            },
+            Err(_) => Level::Missing,
+        }
+    }
+
+    /// The touched path as scope globs see it: root-relative, `/`-separated,
+    /// through resolved symlinks, with a trailing `/` for a directory.
+    fn subject(&self, rel: &Utf8Path, names_dir: bool, levels: &[(Utf8PathBuf, Level)]) -> String {
+        // The deepest level that is inside tells where the path really is.
+        let mut base = Utf8PathBuf::new();
+        let mut base_lex = Utf8PathBuf::new();
+        for (lex, level) in levels {
+            match level {
+                Level::Inside(real) => {
+                    if let Some(r) = relative_to(real, &self.root) {
+                        base = r.to_owned();
+                        base_lex = lex.clone();
+                    }
+                }
+                _ => break,
+            }
+        }
+        let mut subject = base;
+        if let Ok(rest) = rel.strip_prefix(&base_lex) {
+            subject.push(rest);
+        }
+        let mut out = slash(&subject);
+        if names_dir && !out.is_empty() {
+            out.push('/');
+        }
+        out
+    }
+}
+
+fn elapsed_us(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Whether nothing a scan looked at has changed since.
+fn record_is_fresh(record: &ScanRecord) -> bool {
+    record
+        .stamps
+        .iter()
+        .all(|(path, stamp)| fs::metadata(path).is_ok_and(|meta| Stamp::of(&meta) == *stamp))
+}
+
+/// One directory's scan: every candidate of every source, decided.
+struct DirScan<'a> {
+    engine: &'a Engine,
+    state: &'a mut DiscoveryState,
+    subject: &'a str,
+    out: &'a mut Discovery,
+    record: ScanRecord,
+    /// Every candidate was resolved (no scope miss, no I/O error).
+    complete: bool,
+}
+
+impl DirScan<'_> {
+    fn run(&mut self, dir: &Utf8Path) {
+        match fs::metadata(dir) {
+            Ok(meta) => self.record.stamps.push((dir.to_owned(), Stamp::of(&meta))),
+            Err(_) => self.complete = false,
+        }
+        let mut missing_parents: Vec<&str> = Vec::new();
+        let mut present_parents: Vec<&str> = Vec::new();
+        for source in self.engine.sources.iter() {
+            let source = source.as_ref();
+            for name in source.files() {
+                if let Some((parent, _)) = name.rsplit_once('/')
+                    && !self.parent_exists(dir, parent, &mut missing_parents, &mut present_parents)
+                {
+                    continue;
+                }
+                let candidate = dir.join(name);
+                match fs::symlink_metadata(&candidate) {
+                    Ok(meta) => self.judge(source, &candidate, meta),
+                    Err(err) if is_absent(&err) => {}
+                    Err(err) => self.unreadable(&candidate, &err),
+                }
+            }
+            for rule_dir in source.rule_dirs() {
+                if let Some((parent, _)) = rule_dir.path.rsplit_once('/')
+                    && !self.parent_exists(dir, parent, &mut missing_parents, &mut present_parents)
+                {
+                    continue;
+                }
+                let folder = dir.join(rule_dir.path);
+                let mut files = Vec::new();
+                let mut visited = HashSet::new();
+                self.list_rule_dir(
+                    &folder,
+                    rule_dir.suffix,
+                    rule_dir.recursive,
+                    &mut files,
+                    &mut visited,
+                );
+                files.sort();
+                for file in files {
+                    match fs::symlink_metadata(&file) {
+                        Ok(meta) => self.judge(source, &file, meta),
+                        Err(err) => self.unreadable(&file, &err),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Probes a candidate's parent folder (`.claude`) once per scan, so a
+    /// directory without it costs one probe, not one per candidate inside it.
+    fn parent_exists<'n>(
+        &mut self,
+        dir: &Utf8Path,
+        parent: &'n str,
+        missing: &mut Vec<&'n str>,
+        present: &mut Vec<&'n str>,
+    ) -> bool {
+        if missing.contains(&parent) {
+            return false;
+        }
+        if present.contains(&parent) {
+            return true;
+        }
+        let path = dir.join(parent);
+        match fs::metadata(&path) {
+            Ok(meta) if meta.is_dir() => {
+                self.record.stamps.push((path, Stamp::of(&meta)));
+                present.push(parent);
+                true
+            }
+            _ => {
+                missing.push(parent);
+                false
+            }
+        }
+    }
+
+    fn list_rule_dir(
+        &mut self,
+        folder: &Utf8Path,
+        suffix: &str,
+        recursive: bool,
+        files: &mut Vec<Utf8PathBuf>,
+        visited: &mut HashSet<Utf8PathBuf>,
+    ) {
+        let real = match fs::canonicalize(folder) {
+            Ok(real) => real,
+            Err(err) if is_absent(&err) => return,
+            Err(err) => return self.unreadable(folder, &err),
+        };
+        let Ok(real) = Utf8PathBuf::from_path_buf(real) else {
+            return self.skip(
+                folder,
+                SkipReason::NotUtf8,
+                "the folder's real path is not UTF-8",
+            );
+        };
+        if relative_to(&real, &self.engine.root).is_none() {
+            return self.skip(
+                folder,
+                SkipReason::OutsideRoot,
+                &format!("this rule folder resolves to {real}, outside the project root"),
+            );
+        }
+        if !visited.insert(real.clone()) {
+            // A symlink loop or a second link to the same folder.
+            return;
+        }
+        let meta = match fs::metadata(&real) {
+            Ok(meta) if meta.is_dir() => meta,
+            Ok(_) => return,
+            Err(err) => return self.unreadable(folder, &err),
+        };
+        self.record.stamps.push((real, Stamp::of(&meta)));
+        let entries = match fs::read_dir(folder) {
+            Ok(entries) => entries,
+            Err(err) => return self.unreadable(folder, &err),
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    self.unreadable(folder, &err);
+                    continue;
+                }
+            };
+            let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
+                let lossy = entry.path().display().to_string();
+                self.complete = false;
+                self.out.skipped.push(SkippedRule {
+                    file: lossy,
+                    reason: SkipReason::NotUtf8,
+                    detail:
+                        "the file name is not UTF-8, so it cannot be matched or shown; rename it"
+                            .to_owned(),
+                });
+                continue;
+            };
+            let is_dir = fs::metadata(&path).is_ok_and(|m| m.is_dir());
+            if is_dir {
+                if recursive {
+                    self.list_rule_dir(&path, suffix, recursive, files, visited);
+                }
+            } else if path.as_str().ends_with(suffix) {
+                files.push(path);
+            }
+        }
+    }
+
+    /// Decides one candidate file.
+    fn judge(&mut self, source: &dyn RuleSource, candidate: &Utf8Path, meta: fs::Metadata) {
+        let (real, meta) = if meta.file_type().is_symlink() {
+            let real = match fs::canonicalize(candidate) {
+                Ok(real) => real,
+                Err(err) => return self.unreadable(candidate, &err),
+            };
+            let Ok(real) = Utf8PathBuf::from_path_buf(real) else {
+                return self.skip(
+                    candidate,
+                    SkipReason::NotUtf8,
+                    "the link target's path is not UTF-8",
+                );
+            };
+            if relative_to(&real, &self.engine.root).is_none() {
+                return self.skip(
+                    candidate,
+                    SkipReason::OutsideRoot,
+                    &format!(
+                        "this link resolves to {real}, outside the project root; it is not read"
+                    ),
+                );
+            }
+            match fs::metadata(&real) {
+                Ok(meta) => (real, meta),
+                Err(err) => return self.unreadable(candidate, &err),
+            }
+        } else {
+            (candidate.to_owned(), meta)
+        };
+        if !meta.is_file() {
+            return self.skip(candidate, SkipReason::Unreadable, "not a regular file");
+        }
+        let stamp = Stamp::of(&meta);
+        self.record.stamps.push((real.clone(), stamp));
+        let previous = self.state.loaded.get(&real).copied();
+        if previous == Some(stamp) {
+            return self.skip(
+                candidate,
+                SkipReason::AlreadyLoaded,
+                "already in the context and unchanged since it was read",
+            );
+        }
+
+        let parsed = match self.state.parsed.get(&real) {
+            Some((cached, parsed)) if *cached == stamp => Arc::clone(parsed),
+            _ => match read_rule(&real, &meta, source, self.engine.max_rule_bytes) {
+                Ok(parsed) => {
+                    self.state
+                        .parsed
+                        .insert(real.clone(), (stamp, Arc::clone(&parsed)));
+                    parsed
+                }
+                Err(Rejection { reason, detail }) => {
+                    return self.skip(candidate, reason, &detail);
+                }
+            },
+        };
+
+        let (attribution, scope, detail) = match &parsed.scope {
+            RuleScope::Always => (Attribution::NestedTraversal, None, None),
+            RuleScope::Manual(why) => {
+                return self.skip(candidate, SkipReason::ManualOnly, why);
+            }
+            RuleScope::Paths(compiled) => {
+                let decision = TouchedPathMatcher::new(self.subject).decide(compiled);
+                if !decision.matched {
+                    // Not for this file, maybe for the next one here: the
+                    // directory must stay unscanned.
+                    self.complete = false;
+                    return self.skip(candidate, SkipReason::ScopeMiss, &decision.detail);
+                }
+                (
+                    Attribution::PathGlobMatch,
+                    Some(compiled.patterns().to_vec()),
+                    Some(decision.detail),
+                )
+            }
+        };
+
+        self.state.loaded.insert(real, stamp);
+        self.out.loaded.push(LoadedRule {
+            file: self.engine.display(candidate),
+            attribution,
+            bytes: parsed.body.len(),
+            decision: if previous.is_some() {
+                LoadKind::Replaced
+            } else {
+                LoadKind::Loaded
+            },
+            source: source.name().to_owned(),
+            scope,
+            detail,
+            included_by: None,
+            warnings: parsed.warnings.clone(),
+            content: parsed.body.clone(),
+        });
+    }
+
+    fn skip(&mut self, candidate: &Utf8Path, reason: SkipReason, detail: &str) {
+        self.out.skipped.push(SkippedRule {
+            file: self.engine.display(candidate),
+            reason,
+            detail: detail.to_owned(),
+        });
+    }
+
+    fn unreadable(&mut self, candidate: &Utf8Path, err: &io::Error) {
+        // An I/O error may be passing: judge this directory again next time.
+        self.complete = false;
+        self.skip(
+            candidate,
+            SkipReason::Unreadable,
+            &format!("cannot read: {err}"),
+        );
+    }
+}
+
+fn is_absent(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}

@@ -1,0 +1,259 @@
+//! Rule files: reading one from disk (size, binary, UTF-8 checks), its scope, and the decision types.
+
+use std::fs;
+use std::io::Read;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use camino::Utf8Path;
+use serde::Serialize;
+
+use crate::frontmatter;
+use crate::scope::CompiledScope;
+use crate::source::{RuleSource, ScopeSpec};
+
+/// Why a rule was injected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Attribution {
+    /// Loaded at session start (unconditional, or a scope matched a startup signal).
+    SessionStart,
+    /// An unscoped rule on the directory chain of a touched path.
+    NestedTraversal,
+    /// A scoped rule whose globs match the touched path.
+    PathGlobMatch,
+    /// Imported by another rule with `@path`.
+    Include,
+}
+
+impl Attribution {
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Attribution::SessionStart => "session_start",
+            Attribution::NestedTraversal => "nested_traversal",
+            Attribution::PathGlobMatch => "path_glob_match",
+            Attribution::Include => "include",
+        }
+    }
+}
+
+/// Why a candidate rule file was not injected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// The rule is scoped and the touched path (or signal) does not match.
+    ScopeMiss,
+    /// The same file is already in the context and has not changed.
+    AlreadyLoaded,
+    /// The path resolves outside the project root.
+    OutsideRoot,
+    /// The frontmatter (or its scope) cannot be read.
+    InvalidFrontmatter,
+    /// The file or directory cannot be read, or is not a regular file.
+    Unreadable,
+    /// The file, or its name, is not UTF-8.
+    NotUtf8,
+    /// The file is larger than the configured cap.
+    TooLarge,
+    /// The file looks binary (it has a NUL byte).
+    Binary,
+    /// The convention says this rule is only attached by hand.
+    ManualOnly,
+}
+
+impl SkipReason {
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::ScopeMiss => "scope_miss",
+            SkipReason::AlreadyLoaded => "already_loaded",
+            SkipReason::OutsideRoot => "outside_root",
+            SkipReason::InvalidFrontmatter => "invalid_frontmatter",
+            SkipReason::Unreadable => "unreadable",
+            SkipReason::NotUtf8 => "not_utf8",
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Binary => "binary",
+            SkipReason::ManualOnly => "manual_only",
+        }
+    }
+}
+
+/// Whether a loaded rule is new to the context or replaces an older version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadKind {
+    /// First time in the context.
+    Loaded,
+    /// The file changed on disk since it was loaded; this text replaces the old one.
+    Replaced,
+}
+
+/// A rule that goes into the context.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoadedRule {
+    /// The rule file: root-relative and `/`-separated inside the project,
+    /// absolute outside it (user and managed rules).
+    pub file: String,
+    /// Why it was injected.
+    pub attribution: Attribution,
+    /// Size of the injected text in bytes.
+    pub bytes: usize,
+    /// `loaded`, or `replaced` when a changed file replaces its older text.
+    pub decision: LoadKind,
+    /// The rule source convention (`claude`, ...).
+    pub source: String,
+    /// The scope patterns of a scoped rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Vec<String>>,
+    /// Which subject matched which pattern, for scoped rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// For an import, the rule file that included it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub included_by: Option<String>,
+    /// Problems a user should fix (recovered frontmatter, empty scope, failed imports).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// The text to inject: the body without frontmatter, imports expanded.
+    #[serde(skip)]
+    pub content: String,
+}
+
+/// A candidate that was not injected, with its reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkippedRule {
+    /// The candidate file (or directory), displayed like [`LoadedRule::file`].
+    pub file: String,
+    /// Why it was not injected.
+    pub reason: SkipReason,
+    /// Details a user can act on (the parser's message, the scope tried, ...).
+    pub detail: String,
+}
+
+/// Size and modification time: a changed stamp means the file must be re-read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub(crate) len: u64,
+    pub(crate) modified: Option<SystemTime>,
+}
+
+impl Stamp {
+    pub(crate) fn of(meta: &fs::Metadata) -> Self {
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}
+
+/// The parsed, scope-resolved content of a rule file.
+#[derive(Debug)]
+pub(crate) struct ParsedRule {
+    pub(crate) body: String,
+    pub(crate) scope: RuleScope,
+    pub(crate) warnings: Vec<String>,
+}
+
+#[derive(Debug)]
+pub(crate) enum RuleScope {
+    Always,
+    Paths(CompiledScope),
+    Manual(String),
+}
+
+/// A rule file that cannot be used, with the reason and detail to record.
+#[derive(Debug)]
+pub(crate) struct Rejection {
+    pub(crate) reason: SkipReason,
+    pub(crate) detail: String,
+}
+
+impl Rejection {
+    fn new(reason: SkipReason, detail: impl Into<String>) -> Self {
+        Rejection {
+            reason,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Reads and parses a rule file whose metadata was already taken.
+pub(crate) fn read_rule(
+    path: &Utf8Path,
+    meta: &fs::Metadata,
+    source: &dyn RuleSource,
+    max_bytes: u64,
+) -> Result<Arc<ParsedRule>, Rejection> {
+    if meta.len() > max_bytes {
+        return Err(Rejection::new(
+            SkipReason::TooLarge,
+            format!(
+                "{} bytes is over the {max_bytes}-byte cap for one rule file; split it, or raise the cap",
+                meta.len()
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    let read =
+        fs::File::open(path).and_then(|file| file.take(max_bytes + 1).read_to_end(&mut bytes));
+    if let Err(err) = read {
+        return Err(Rejection::new(
+            SkipReason::Unreadable,
+            format!("cannot read {path}: {err}"),
+        ));
+    }
+    if bytes.len() as u64 > max_bytes {
+        return Err(Rejection::new(
+            SkipReason::TooLarge,
+            format!("over the {max_bytes}-byte cap for one rule file (it grew while being read)"),
+        ));
+    }
+    if bytes.contains(&0) {
+        return Err(Rejection::new(
+            SkipReason::Binary,
+            "the file has a NUL byte, so it is not a text rule file",
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|err| {
+        Rejection::new(
+            SkipReason::NotUtf8,
+            format!("not valid UTF-8: {}", err.utf8_error()),
+        )
+    })?;
+    parse_rule(&text, source).map(Arc::new)
+}
+
+/// Parses a rule file's text (frontmatter, scope) with the rules of `source`.
+pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRule, Rejection> {
+    let parsed = frontmatter::parse(text, source.scope_keys()).map_err(|err| {
+        Rejection::new(
+            SkipReason::InvalidFrontmatter,
+            format!("frontmatter is not valid YAML: {}", err.message),
+        )
+    })?;
+    let mut warnings = parsed.warnings;
+    let scope = match source.scope(&parsed.frontmatter) {
+        ScopeSpec::Always => RuleScope::Always,
+        ScopeSpec::AlwaysWithWarning(warning) => {
+            warnings.push(warning);
+            RuleScope::Always
+        }
+        ScopeSpec::Manual(why) => RuleScope::Manual(why),
+        ScopeSpec::Invalid(why) => {
+            return Err(Rejection::new(SkipReason::InvalidFrontmatter, why));
+        }
+        ScopeSpec::Paths(globs) => {
+            let compiled = CompiledScope::new(&globs)
+                .map_err(|err| Rejection::new(SkipReason::InvalidFrontmatter, err.to_string()))?;
+            RuleScope::Paths(compiled)
+        }
+    };
+    Ok(ParsedRule {
+        body: parsed.body,
+        scope,
+        warnings,
+    })
+}

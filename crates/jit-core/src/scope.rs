@@ -1,0 +1,207 @@
+//! Scope matching: compiled `paths:` globs and the `ScopeMatcher` trait with its JIT and signal implementations.
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::error::{Error, ErrorKind};
+
+/// A rule's scope patterns, compiled with `literal_separator(true)` (`*`
+/// never crosses `/`), case-sensitive, against root-relative `/`-separated
+/// paths.
+#[derive(Debug, Clone)]
+pub struct CompiledScope {
+    patterns: Vec<String>,
+    set: GlobSet,
+}
+
+impl CompiledScope {
+    /// Compiles `patterns`; any invalid pattern is an error naming it.
+    ///
+    /// ```
+    /// let scope = jit_core::CompiledScope::new(["src/ui/**"])?;
+    /// assert!(scope.is_match("src/ui/a.rs"));
+    /// assert!(scope.is_match("src/ui/"));
+    /// assert!(!scope.is_match("src/ui"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new<I, S>(patterns: I) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut builder = GlobSetBuilder::new();
+        let mut kept = Vec::new();
+        for pattern in patterns {
+            let pattern = pattern.as_ref();
+            builder.add(compile(pattern)?);
+            kept.push(pattern.to_owned());
+        }
+        let set = builder.build().map_err(|err| {
+            Error::new(
+                ErrorKind::InvalidGlob,
+                format!("cannot compile scope {kept:?}: {err}"),
+            )
+        })?;
+        Ok(CompiledScope {
+            patterns: kept,
+            set,
+        })
+    }
+
+    /// The patterns as written (after `./` was dropped).
+    pub fn patterns(&self) -> &[String] {
+        &self.patterns
+    }
+
+    /// Whether `subject` (root-relative, `/`-separated) matches any pattern.
+    pub fn is_match(&self, subject: &str) -> bool {
+        self.set.is_match(subject)
+    }
+
+    /// The first pattern that matches `subject`, for explanations.
+    pub fn first_match(&self, subject: &str) -> Option<&str> {
+        self.set
+            .matches(subject)
+            .first()
+            .and_then(|&i| self.patterns.get(i))
+            .map(String::as_str)
+    }
+}
+
+fn compile(pattern: &str) -> Result<Glob, Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|err| {
+            Error::new(
+                ErrorKind::InvalidGlob,
+                format!("invalid glob `{pattern}`: {err}"),
+            )
+        })
+}
+
+/// Whether a scoped rule applies, and why (the `detail` of a decision).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeDecision {
+    /// The rule applies.
+    pub matched: bool,
+    /// Which subject matched which pattern, or what was tried.
+    pub detail: String,
+}
+
+/// Decides whether a scoped rule applies at this moment.
+///
+/// JIT discovery uses [`TouchedPathMatcher`] (the file actually touched); the
+/// startup load uses [`SignalMatcher`] (the cwd marker and changed files).
+///
+/// ```
+/// use jit_core::{CompiledScope, ScopeMatcher, SignalMatcher, TouchedPathMatcher};
+/// let scope = CompiledScope::new(["src/ui/**/*.tsx"])?;
+/// assert!(TouchedPathMatcher::new("src/ui/Footer.tsx").decide(&scope).matched);
+/// assert!(!TouchedPathMatcher::new("src/ui/README.md").decide(&scope).matched);
+/// assert!(!SignalMatcher::new(&["src/ui/".to_owned()]).decide(&scope).matched);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait ScopeMatcher {
+    /// Whether `scope` applies.
+    fn decide(&self, scope: &CompiledScope) -> ScopeDecision;
+}
+
+/// The JIT matcher: the touched path, relative to the project root.
+#[derive(Debug, Clone, Copy)]
+pub struct TouchedPathMatcher<'a> {
+    subject: &'a str,
+}
+
+impl<'a> TouchedPathMatcher<'a> {
+    /// A matcher for one touched path (root-relative, `/`-separated; a
+    /// directory ends with `/`).
+    pub fn new(subject: &'a str) -> Self {
+        TouchedPathMatcher { subject }
+    }
+}
+
+impl ScopeMatcher for TouchedPathMatcher<'_> {
+    fn decide(&self, scope: &CompiledScope) -> ScopeDecision {
+        match scope.first_match(self.subject) {
+            Some(pattern) => ScopeDecision {
+                matched: true,
+                detail: format!("`{}` matches `{pattern}`", self.subject),
+            },
+            None => ScopeDecision {
+                matched: false,
+                detail: format!("`{}` matches none of {:?}", self.subject, scope.patterns()),
+            },
+        }
+    }
+}
+
+/// The startup matcher: any of the startup signals (a cwd marker ending in
+/// `/`, changed files).
+#[derive(Debug, Clone, Copy)]
+pub struct SignalMatcher<'a> {
+    signals: &'a [String],
+}
+
+impl<'a> SignalMatcher<'a> {
+    /// A matcher over startup signals. No signal matches nothing: a missing
+    /// signal never means "match everything".
+    pub fn new(signals: &'a [String]) -> Self {
+        SignalMatcher { signals }
+    }
+}
+
+impl ScopeMatcher for SignalMatcher<'_> {
+    fn decide(&self, scope: &CompiledScope) -> ScopeDecision {
+        for signal in self.signals {
+            if let Some(pattern) = scope.first_match(signal) {
+                return ScopeDecision {
+                    matched: true,
+                    detail: format!("signal `{signal}` matches `{pattern}`"),
+                };
+            }
+        }
+        ScopeDecision {
+            matched: false,
+            detail: format!(
+                "no startup signal {:?} matches {:?}",
+                self.signals,
+                scope.patterns()
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(pattern: &str, subject: &str, expected: bool) {
+        let scope = CompiledScope::new([pattern]).unwrap();
+        assert_eq!(scope.is_match(subject), expected, "{pattern} vs {subject}");
+    }
+
+    #[test]
+    fn glob_facts_of_the_design() {
+        check("src/ui/**", "src/ui/", true);
+        check("src/ui/**", "src/ui/a.rs", true);
+        check("src/ui/**", "src/ui", false);
+        check("src/ui/**", "src/ui/READ.md", true);
+        check("**/*.py", "src/", false);
+        check("**/*.py", "a.py", true);
+        check("src/ui/**/*.tsx", "src/ui/README.md", false);
+        check("src/ui/**/*.tsx", "src/ui/Footer.tsx", true);
+        check("src/*.ts", "src/ui/a.ts", false);
+        check("src/*.ts", "src/a.ts", true);
+        check("SRC/**", "src/a.ts", false);
+        check("src/**/*.{ts,tsx}", "src/a/b.tsx", true);
+    }
+
+    #[test]
+    fn invalid_glob_is_an_error_naming_it() {
+        let err = CompiledScope::new(["src/[a"]).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidGlob);
+        assert!(err.to_string().contains("src/[a"));
+    }
+}
