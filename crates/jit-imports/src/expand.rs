@@ -119,7 +119,7 @@ pub struct Expansion {
     /// The text with every `ok` import inlined in place, wrapped in
     /// `<!-- import: PATH -->` … `<!-- end import: PATH -->` lines, where
     /// `PATH` is the imported file relative to the project root (`/`-separated),
-    /// or absolute when it is outside. Failed imports keep their original text.
+    /// `~/…` when it is in the home directory, or absolute when it is elsewhere. Failed imports keep their original text.
     pub expanded: String,
     /// Every import met, nested ones included, in document order.
     pub imports: Vec<ImportRecord>,
@@ -294,12 +294,12 @@ impl Expander<'_> {
         let mut out = String::with_capacity(text.len());
         let mut copied_to = 0;
         for import in imports {
-            if let Some((range, inlined)) = self.import_one(file, dir, import, depth + 1) {
-                if let Some(before) = text.get(copied_to..range.start) {
-                    out.push_str(before);
-                    out.push_str(&inlined);
-                    copied_to = range.end;
-                }
+            if let Some((range, inlined)) = self.import_one(file, dir, import, depth + 1)
+                && let Some(before) = text.get(copied_to..range.start)
+            {
+                out.push_str(before);
+                out.push_str(&inlined);
+                copied_to = range.end;
             }
         }
         out.push_str(text.get(copied_to..).unwrap_or_default());
@@ -492,9 +492,15 @@ impl Expander<'_> {
 
     /// How an imported file is named in the expanded text and in messages.
     fn label(&self, real: &Path) -> String {
-        match self.root.as_ref().and_then(|root| real.strip_prefix(root).ok()) {
-            Some(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
-            Some(rel) => slash_path(rel),
+        if let Some(rel) = self.root.as_ref().and_then(|root| real.strip_prefix(root).ok()) {
+            return if rel.as_os_str().is_empty() {
+                ".".to_owned()
+            } else {
+                slash_path(rel)
+            };
+        }
+        match self.home.as_ref().and_then(|home| real.strip_prefix(home).ok()) {
+            Some(rel) => format!("~/{}", slash_path(rel)),
             None => real.display().to_string(),
         }
     }

@@ -212,7 +212,8 @@ fn scan_token(text: &str, at: usize, limit: usize) -> Option<Token> {
         Some((path, fragment)) => (path.to_owned(), Some(fragment.to_owned())),
         None => (unescaped, None),
     };
-    if target.is_empty() {
+    // `@@x` is not an import of `@x`: an import target never starts with `@`.
+    if target.is_empty() || target.starts_with('@') {
         return None;
     }
     Some(Token {
@@ -323,7 +324,7 @@ mod tests {
         check("a1@x.md", &[]);
         check("x/@y.md", &[]);
         check("see @ alone", &[]);
-        check("@. @# @#frag", &[]);
+        check("@. @# @#frag @@x.md", &[]);
     }
 
     #[test]
