@@ -1,4 +1,69 @@
-//! Path reporters for the standard agent tools.
+//! Path reporters for the standard agent tools, registered with `inventory` so the engine knows which paths each call touched.
 //!
-//! Skeleton: the reporters arrive with their own change.
+//! Linking this crate registers these tools, each with one reporter
+//! (the JSON input each reads is in brackets):
+//!
+//! | tool | input | reports |
+//! |---|---|---|
+//! | `read` | `{file_path, offset?, limit?}` | `file_path` |
+//! | `write` | `{file_path, content}` | `file_path` |
+//! | `edit` | `{file_path, old_string, new_string}` | `file_path` |
+//! | `read_many` | `{paths: [..]}` | every entry of `paths` |
+//! | `notebook_edit` | `{notebook_path, ...}` | `notebook_path` |
+//! | `ls` | `{path}` | `path` |
+//! | `lsp` | `{file_path}` | `file_path` |
+//! | `glob` | `{pattern, path?}` | `path`, else the pattern's [`static_prefix`] |
+//! | `grep` | `{pattern, path?, glob?}` | `path` only: the pattern is a regex |
+//! | `web_fetch` | `{url}` | nothing ([`TouchesNothing`](jit_core::TouchesNothing)) |
+//!
+//! Paths come back as the call addressed them, lexically normalised (`.`
+//! segments and repeated `/` dropped, `..` and a trailing `/` kept).
+//! Relative paths stay relative to the call's cwd; the engine resolves and
+//! contains them. Malformed input (a missing field, a wrong type) is an error
+//! naming the tool and the field, never a silent empty answer.
+//!
+//! ```
+//! use jit_core::Registry;
+//! use jit_tools as _; // Linking the crate is what registers the tools.
+//!
+//! let registry = Registry::from_inventory();
+//! jit_core::audit(&registry)?;
+//! let touched = registry.affected_paths(
+//!     "glob",
+//!     &serde_json::json!({"pattern": "src/ui/**/*.tsx"}),
+//!     "/project".into(),
+//! )?;
+//! assert_eq!(touched.paths, ["src/ui"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! This crate deliberately does not guess paths from field names of tools it
+//! does not know, does not touch the filesystem, and does not resolve `..` or
+//! symlinks: a reporter is a pure function of the call's input.
 #![deny(missing_docs)]
+
+/// Registers tool `$tool` and its reporter `$reporter` (a constant
+/// expression) with `inventory`, both marked as defined in the calling module.
+macro_rules! register {
+    ($tool:literal, $reporter:expr) => {
+        jit_core::inventory::submit! {
+            jit_core::ToolRegistration::new($tool, module_path!())
+        }
+        jit_core::inventory::submit! {
+            jit_core::ReporterRegistration::new($tool, &$reporter, module_path!())
+        }
+    };
+}
+pub(crate) use register;
+
+mod files;
+mod glob;
+mod grep;
+mod input;
+mod prefix;
+mod web;
+
+pub use files::{PathField, PathList};
+pub use glob::Glob;
+pub use grep::Grep;
+pub use prefix::static_prefix;
