@@ -73,6 +73,9 @@ crate::register!("read", PathField::new("read", "file_path"));
 crate::register!("write", PathField::new("write", "file_path"));
 crate::register!("edit", PathField::new("edit", "file_path"));
 crate::register!("read_many", PathList::new("read_many", "paths"));
-crate::register!("notebook_edit", PathField::new("notebook_edit", "notebook_path"));
+crate::register!(
+    "notebook_edit",
+    PathField::new("notebook_edit", "notebook_path")
+);
 crate::register!("ls", PathField::new("ls", "path"));
 crate::register!("lsp", PathField::new("lsp", "file_path"));

@@ -44,10 +44,9 @@ impl<'a> Input<'a> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if s.is_empty() => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(self.invalid(
-                field,
-                format!("expected a string, got {}", describe(other)),
-            )),
+            Some(other) => {
+                Err(self.invalid(field, format!("expected a string, got {}", describe(other))))
+            }
         }
     }
 
@@ -72,10 +71,9 @@ impl<'a> Input<'a> {
         match value {
             Value::String(s) if s.is_empty() => Err(self.invalid(field, "is an empty string")),
             Value::String(s) => Ok(s),
-            other => Err(self.invalid(
-                field,
-                format!("expected a string, got {}", describe(other)),
-            )),
+            other => {
+                Err(self.invalid(field, format!("expected a string, got {}", describe(other))))
+            }
         }
     }
 
@@ -157,12 +155,30 @@ mod tests {
         let input = json!({"n": 3, "e": "", "z": null, "list": ["a", 1]});
         let input = Input::new("t", &input);
         check_error(input.required_str("f"), "tool `t`: field `f`: missing");
-        check_error(input.required_str("n"), "tool `t`: field `n`: expected a string, got a number");
-        check_error(input.required_str("e"), "tool `t`: field `e`: is an empty string");
-        check_error(input.required_str("z"), "tool `t`: field `z`: expected a string, got null");
-        check_error(input.optional_str("n"), "tool `t`: field `n`: expected a string, got a number");
-        check_error(input.required_str_list("list"), "tool `t`: field `list[1]`: expected a string, got a number");
-        check_error(input.required_str_list("n"), "tool `t`: field `n`: expected an array of strings, got a number");
+        check_error(
+            input.required_str("n"),
+            "tool `t`: field `n`: expected a string, got a number",
+        );
+        check_error(
+            input.required_str("e"),
+            "tool `t`: field `e`: is an empty string",
+        );
+        check_error(
+            input.required_str("z"),
+            "tool `t`: field `z`: expected a string, got null",
+        );
+        check_error(
+            input.optional_str("n"),
+            "tool `t`: field `n`: expected a string, got a number",
+        );
+        check_error(
+            input.required_str_list("list"),
+            "tool `t`: field `list[1]`: expected a string, got a number",
+        );
+        check_error(
+            input.required_str_list("n"),
+            "tool `t`: field `n`: expected an array of strings, got a number",
+        );
         let array = json!(["a"]);
         check_error(
             Input::new("t", &array).required_str("f"),

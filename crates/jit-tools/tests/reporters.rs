@@ -104,7 +104,9 @@ fn every_reporter_over_its_case_file() {
 
 #[test]
 fn glob_static_prefix_over_its_case_file() {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/prefix.txt")).unwrap();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/prefix.txt"))
+            .unwrap();
     let outcomes: Vec<Value> = cases(&text)
         .into_iter()
         .map(|(note, pattern)| {
@@ -125,7 +127,11 @@ fn grep_never_reads_its_regex_as_a_glob() {
     // Read as a glob, the regex would name a file `src/w+.ts` that does not exist.
     let registry = Registry::from_inventory();
     let touched = registry
-        .affected_paths("grep", &json!({"pattern": r"src/\w+\.ts"}), Utf8Path::new(CWD))
+        .affected_paths(
+            "grep",
+            &json!({"pattern": r"src/\w+\.ts"}),
+            Utf8Path::new(CWD),
+        )
         .unwrap();
     assert!(touched.paths.is_empty(), "{touched:?}");
     assert_eq!(
