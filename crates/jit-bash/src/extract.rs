@@ -1,0 +1,102 @@
+//! The extractor: walks the parsed steps and applies the one filter for uncertain targets.
+
+use crate::commands::{self, Target, Verdict};
+use crate::syntax::{self, Item, Step, Word};
+use crate::{Analysis, SkipReason};
+
+/// Returns the paths `command` certainly writes, and the words it skipped.
+///
+/// See the [crate documentation](crate) for what is and is not reported.
+pub fn written_paths(command: &str) -> Analysis {
+    let mut out = Analysis::default();
+    match syntax::parse(command) {
+        Ok(steps) => {
+            for step in &steps {
+                match step {
+                    Step::Simple(items) => simple(items, &mut out),
+                    Step::WriteRedirect(word) => emit(word, None, &mut out),
+                }
+            }
+        }
+        Err(message) => out.push_skipped(&message, SkipReason::ParseError),
+    }
+    out
+}
+
+fn simple(items: &[Item], out: &mut Analysis) {
+    let argv: Vec<&Word> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Word(word) => Some(word),
+            Item::WriteRedirect(_) => None,
+        })
+        .collect();
+    let targets = match argv.first() {
+        None => Vec::new(),
+        Some(name) => match name.uncertain {
+            // A command whose name is known only at run time could be anything.
+            Some(reason) => {
+                out.push_skipped(&name.raw, reason);
+                Vec::new()
+            }
+            None => match commands::judge(&argv) {
+                Verdict::Writes(targets) => targets,
+                Verdict::Refused(reason) => {
+                    out.push_skipped(&name.raw, reason);
+                    Vec::new()
+                }
+            },
+        },
+    };
+    // Walk the items in source order so that paths come out in order of
+    // appearance, redirections and arguments interleaved.
+    let mut index = 0;
+    for item in items {
+        match item {
+            Item::WriteRedirect(word) => emit(word, None, out),
+            Item::Word(word) => {
+                for target in targets.iter().filter(|t| t.word() == index) {
+                    let offset = match target {
+                        Target::Word(_) => None,
+                        Target::Attached { offset, .. } => Some(*offset),
+                    };
+                    emit(word, offset, out);
+                }
+                index += 1;
+            }
+        }
+    }
+}
+
+/// Reports the path named by `word` (from byte `offset` on, for an option's
+/// attached argument), or records why it is skipped.
+fn emit(word: &Word, offset: Option<usize>, out: &mut Analysis) {
+    if let Some(reason) = word.uncertain {
+        out.push_skipped(&word.raw, reason);
+        return;
+    }
+    let path = word.text.get(offset.unwrap_or(0)..).unwrap_or("");
+    match path_reason(path) {
+        Some(reason) => out.push_skipped(&word.raw, reason),
+        None => out.push_path(path),
+    }
+}
+
+/// The filter for literal paths that are certain but not project files.
+fn path_reason(path: &str) -> Option<SkipReason> {
+    let under = |dir: &str| {
+        path.strip_prefix(dir)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    if path.is_empty() {
+        Some(SkipReason::Empty)
+    } else if path == "-" {
+        Some(SkipReason::Stdio)
+    } else if under("/dev") {
+        Some(SkipReason::Device)
+    } else if under("/tmp") || under("/var/tmp") {
+        Some(SkipReason::Temp)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,468 @@
+//! The only module that knows `brush-parser`: it turns command text into a flat list of steps.
+//!
+//! Everything else in the crate works on the small types defined here, so the
+//! parser could be swapped by rewriting this file alone.
+
+use std::io::BufReader;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use brush_parser::ast::{
+    self, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoFileRedirectKind,
+    IoFileRedirectTarget, IoRedirect, Pipeline,
+};
+use brush_parser::word::{WordPiece, WordPieceWithSource};
+use brush_parser::{ParseError, ParserOptions, TokenizerError};
+
+use crate::SkipReason;
+
+/// One shell word, decoded as far as it can be known without running anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Word {
+    /// The word as written in the command, quotes included.
+    pub(crate) raw: String,
+    /// The word's text after quote removal. When `uncertain` is set, this is
+    /// only the part before the first piece whose value is unknown, which is
+    /// still enough to tell an option (`--mode=$M`) from an operand.
+    pub(crate) text: String,
+    /// Why the word's value cannot be known statically, if it cannot.
+    pub(crate) uncertain: Option<SkipReason>,
+}
+
+/// An element of a simple command, in source order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Item {
+    /// The command name or one of its arguments.
+    Word(Word),
+    /// The target of a redirection that opens a file for writing.
+    WriteRedirect(Word),
+}
+
+/// One unit of work for the extractor, in source order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A simple command: its name, arguments and writing redirections in
+    /// source order. Leading assignments are dropped: they never hide the
+    /// command. The list may hold only redirections (`> file`).
+    Simple(Vec<Item>),
+    /// A writing redirection attached to a compound command or a function
+    /// body (`{ …; } > out.log`).
+    WriteRedirect(Word),
+}
+
+/// Parses `command` into steps, or returns a message saying why it is not
+/// valid bash. A panic inside the parser is reported as a parse error rather
+/// than unwinding into the caller.
+pub(crate) fn parse(command: &str) -> Result<Vec<Step>, String> {
+    match catch_unwind(AssertUnwindSafe(|| parse_unguarded(command))) {
+        Ok(result) => result,
+        Err(_) => Err(String::from("the shell parser failed on this input")),
+    }
+}
+
+fn options() -> ParserOptions {
+    ParserOptions::default()
+}
+
+/// Deepest nesting the parser is given. The parser recurses once per level,
+/// so pathological nesting would overflow a small thread stack (an abort, not
+/// a panic); real commands stay far below this.
+const MAX_NESTING: usize = 32;
+
+/// An upper estimate of the nesting depth of `command`: opening brackets and
+/// compound-command keywords count up, their closers count down. Quoting is
+/// ignored, which can only overestimate.
+fn nesting_estimate(command: &str) -> usize {
+    let mut depth = 0usize;
+    let mut max = 0usize;
+    let words = command.split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|');
+    for word in words {
+        let opens = match word {
+            "if" | "while" | "until" | "for" | "select" | "case" => 1,
+            "fi" | "done" | "esac" => 0,
+            _ => word
+                .bytes()
+                .filter(|b| matches!(b, b'(' | b'{' | b'`'))
+                .count(),
+        };
+        let closes = match word {
+            "fi" | "done" | "esac" => 1,
+            _ => word.bytes().filter(|b| matches!(b, b')' | b'}')).count(),
+        };
+        depth += opens;
+        max = max.max(depth);
+        depth = depth.saturating_sub(closes);
+    }
+    max
+}
+
+fn parse_unguarded(command: &str) -> Result<Vec<Step>, String> {
+    if nesting_estimate(command) > MAX_NESTING {
+        return Err(format!("nested deeper than {MAX_NESTING} levels"));
+    }
+    let options = options();
+    let mut parser = brush_parser::Parser::new(BufReader::new(command.as_bytes()), &options);
+    let program = parser.parse_program().map_err(|err| describe(&err))?;
+    let mut walker = Walker {
+        options,
+        steps: Vec::new(),
+    };
+    for list in &program.complete_commands {
+        walker.compound_list(list);
+    }
+    Ok(walker.steps)
+}
+
+/// Turns a parser error into a short message. The here-document message of
+/// the parser lists internal state, so it gets a plainer wording.
+fn describe(err: &ParseError) -> String {
+    match err {
+        ParseError::Tokenizing {
+            inner: TokenizerError::UnterminatedHereDocuments(..),
+            position,
+        } => match position {
+            Some(p) => format!(
+                "unterminated here-document (no closing delimiter line) near line {} col {}",
+                p.line, p.column
+            ),
+            None => String::from("unterminated here-document (no closing delimiter line)"),
+        },
+        other => other.to_string(),
+    }
+}
+
+struct Walker {
+    options: ParserOptions,
+    steps: Vec<Step>,
+}
+
+impl Walker {
+    fn compound_list(&mut self, list: &CompoundList) {
+        for item in &list.0 {
+            let and_or = &item.0;
+            self.pipeline(&and_or.first);
+            for next in &and_or.additional {
+                match next {
+                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p),
+                }
+            }
+        }
+    }
+
+    fn pipeline(&mut self, pipeline: &Pipeline) {
+        for command in &pipeline.seq {
+            self.command(command);
+        }
+    }
+
+    fn command(&mut self, command: &Command) {
+        match command {
+            Command::Simple(simple) => self.simple(simple),
+            Command::Compound(compound, redirects) => {
+                self.compound(compound);
+                self.redirect_list(redirects.as_ref());
+            }
+            Command::Function(function) => {
+                self.compound(&function.body.0);
+                self.redirect_list(function.body.1.as_ref());
+            }
+            Command::ExtendedTest(_, redirects) => self.redirect_list(redirects.as_ref()),
+        }
+    }
+
+    fn compound(&mut self, compound: &CompoundCommand) {
+        match compound {
+            CompoundCommand::Arithmetic(_) => {}
+            CompoundCommand::ArithmeticForClause(c) => self.compound_list(&c.body.list),
+            CompoundCommand::BraceGroup(c) => self.compound_list(&c.list),
+            CompoundCommand::Subshell(c) => self.compound_list(&c.list),
+            CompoundCommand::ForClause(c) => self.compound_list(&c.body.list),
+            CompoundCommand::CaseClause(c) => {
+                for case in &c.cases {
+                    if let Some(list) = &case.cmd {
+                        self.compound_list(list);
+                    }
+                }
+            }
+            CompoundCommand::IfClause(c) => {
+                self.compound_list(&c.condition);
+                self.compound_list(&c.then);
+                for branch in c.elses.iter().flatten() {
+                    if let Some(condition) = &branch.condition {
+                        self.compound_list(condition);
+                    }
+                    self.compound_list(&branch.body);
+                }
+            }
+            CompoundCommand::WhileClause(c) | CompoundCommand::UntilClause(c) => {
+                self.compound_list(&c.0);
+                self.compound_list(&c.1.list);
+            }
+            CompoundCommand::Coprocess(c) => self.command(&c.body),
+        }
+    }
+
+    fn redirect_list(&mut self, redirects: Option<&ast::RedirectList>) {
+        for redirect in redirects.iter().flat_map(|list| list.0.iter()) {
+            if let Some(target) = self.redirect(redirect) {
+                self.steps.push(Step::WriteRedirect(target));
+            }
+        }
+    }
+
+    /// Returns the target of a redirection that opens a file for writing.
+    /// Process substitutions are walked, since their commands run.
+    fn redirect(&mut self, redirect: &IoRedirect) -> Option<Word> {
+        match redirect {
+            IoRedirect::File(fd, kind, target) => match (kind, target) {
+                (_, IoFileRedirectTarget::ProcessSubstitution(_, subshell)) => {
+                    self.compound_list(&subshell.list);
+                    None
+                }
+                (
+                    IoFileRedirectKind::Write
+                    | IoFileRedirectKind::Append
+                    | IoFileRedirectKind::Clobber
+                    | IoFileRedirectKind::ReadAndWrite,
+                    IoFileRedirectTarget::Filename(word),
+                ) => Some(self.word(word)),
+                // `>&word` without a descriptor number sends both stdout and
+                // stderr to the file `word`, unless the word is a descriptor
+                // number or `-` (close).
+                (IoFileRedirectKind::DuplicateOutput, IoFileRedirectTarget::Duplicate(word))
+                    if fd.is_none() =>
+                {
+                    let word = self.word(word);
+                    let is_fd = word.uncertain.is_none()
+                        && !word.text.is_empty()
+                        && word
+                            .text
+                            .trim_end_matches('-')
+                            .chars()
+                            .all(|c| c.is_ascii_digit());
+                    (!is_fd).then_some(word)
+                }
+                _ => None,
+            },
+            IoRedirect::OutputAndError(word, _append) => Some(self.word(word)),
+            // A here-document or here-string body is data, never commands.
+            IoRedirect::HereDocument(..) | IoRedirect::HereString(..) => None,
+        }
+    }
+
+    fn simple(&mut self, simple: &ast::SimpleCommand) {
+        let mut items = Vec::new();
+        let prefix = simple.prefix.iter().flat_map(|p| p.0.iter());
+        let suffix = simple.suffix.iter().flat_map(|s| s.0.iter());
+        for item in prefix {
+            // Leading assignments set variables for this command only; the
+            // command itself still runs.
+            if !matches!(item, CommandPrefixOrSuffixItem::AssignmentWord(..)) {
+                self.prefix_or_suffix(item, &mut items);
+            }
+        }
+        if let Some(name) = &simple.word_or_name {
+            items.push(Item::Word(self.word(name)));
+        }
+        for item in suffix {
+            self.prefix_or_suffix(item, &mut items);
+        }
+        self.steps.push(Step::Simple(items));
+    }
+
+    fn prefix_or_suffix(&mut self, item: &CommandPrefixOrSuffixItem, items: &mut Vec<Item>) {
+        match item {
+            CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
+                if let Some(target) = self.redirect(redirect) {
+                    items.push(Item::WriteRedirect(target));
+                }
+            }
+            CommandPrefixOrSuffixItem::Word(word)
+            | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+                items.push(Item::Word(self.word(word)));
+            }
+            CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
+                self.compound_list(&subshell.list);
+                // The argument becomes a `/dev/fd/N` path at run time.
+                let raw = match kind {
+                    ast::ProcessSubstitutionKind::Read => "<(…)",
+                    ast::ProcessSubstitutionKind::Write => ">(…)",
+                };
+                items.push(Item::Word(Word {
+                    raw: raw.to_owned(),
+                    text: String::new(),
+                    uncertain: Some(SkipReason::Device),
+                }));
+            }
+        }
+    }
+
+    fn word(&self, word: &ast::Word) -> Word {
+        decode(&word.value, &self.options)
+    }
+}
+
+/// Decodes one word: removes quotes and escapes, and finds the first piece
+/// whose value is known only at run time.
+fn decode(raw: &str, options: &ParserOptions) -> Word {
+    let mut decoder = Decoder::default();
+    match brush_parser::word::parse(raw, options) {
+        Ok(pieces) => decoder.pieces(&pieces, false),
+        Err(_) => decoder.uncertain = Some(SkipReason::ParseError),
+    }
+    if decoder.uncertain.is_none() {
+        decoder.uncertain = pattern_reason(&decoder.unquoted);
+    }
+    Word {
+        raw: raw.to_owned(),
+        text: decoder.text,
+        uncertain: decoder.uncertain,
+    }
+}
+
+#[derive(Default)]
+struct Decoder {
+    text: String,
+    /// The word with every quoted or escaped character replaced by a neutral
+    /// one, so that pattern characters are only found where they are active.
+    unquoted: String,
+    uncertain: Option<SkipReason>,
+}
+
+impl Decoder {
+    fn pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool) {
+        for piece in pieces {
+            if self.uncertain.is_some() {
+                return;
+            }
+            self.piece(&piece.piece, quoted);
+        }
+    }
+
+    fn literal(&mut self, s: &str, quoted: bool) {
+        self.text.push_str(s);
+        if quoted {
+            self.unquoted.extend(s.chars().map(|_| '_'));
+        } else {
+            self.unquoted.push_str(s);
+        }
+    }
+
+    fn piece(&mut self, piece: &WordPiece, quoted: bool) {
+        match piece {
+            WordPiece::Text(s) => self.literal(s, quoted),
+            WordPiece::SingleQuotedText(s) => self.literal(s, true),
+            WordPiece::AnsiCQuotedText(s) => {
+                // Without a backslash an ANSI-C string is plain text; decoding
+                // its escapes is not worth the risk of a wrong path.
+                if s.contains('\\') {
+                    self.uncertain = Some(SkipReason::Quoting);
+                } else {
+                    self.literal(s, true);
+                }
+            }
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => self.pieces(inner, true),
+            WordPiece::EscapeSequence(s) => {
+                // A backslash-newline joins lines and leaves nothing behind.
+                let escaped = s.strip_prefix('\\').unwrap_or(s);
+                if escaped != "\n" {
+                    self.literal(escaped, true);
+                }
+            }
+            WordPiece::TildeExpansion(_) => self.uncertain = Some(SkipReason::Tilde),
+            WordPiece::ParameterExpansion(_) => self.uncertain = Some(SkipReason::Variable),
+            WordPiece::CommandSubstitution(_) | WordPiece::BackquotedCommandSubstitution(_) => {
+                self.uncertain = Some(SkipReason::CommandSubstitution);
+            }
+            WordPiece::ArithmeticExpression(_) => {
+                self.uncertain = Some(SkipReason::ArithmeticSubstitution);
+            }
+        }
+    }
+}
+
+/// Finds an active pathname pattern or brace expansion in the unquoted view
+/// of a word.
+fn pattern_reason(unquoted: &str) -> Option<SkipReason> {
+    let bytes = unquoted.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let next = bytes.get(i + 1).copied();
+        match b {
+            b'*' | b'?' => return Some(SkipReason::Glob),
+            // A bracket expression needs its closing bracket; `a[b` is literal.
+            b'[' if bytes.get(i + 1..).is_some_and(|rest| rest.contains(&b']')) => {
+                return Some(SkipReason::Glob);
+            }
+            // Extended patterns: `+(…)`, `@(…)`, `!(…)`.
+            b'+' | b'@' | b'!' if next == Some(b'(') => return Some(SkipReason::Glob),
+            _ => {}
+        }
+    }
+    // A brace expansion needs a comma or a `..` sequence between braces.
+    let mut rest = unquoted;
+    while let Some(open) = rest.find('{') {
+        let after = rest.get(open + 1..).unwrap_or("");
+        let Some(close) = after.find('}') else { break };
+        let inside = after.get(..close).unwrap_or("");
+        if inside.contains(',') || inside.contains("..") {
+            return Some(SkipReason::BraceExpansion);
+        }
+        rest = after;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check_word(raw: &str, text: &str, uncertain: Option<SkipReason>) {
+        let word = decode(raw, &options());
+        assert_eq!(
+            (word.text.as_str(), word.uncertain),
+            (text, uncertain),
+            "{raw}"
+        );
+    }
+
+    #[test]
+    fn words_decode_to_their_literal_text_or_a_reason() {
+        check_word("a\\ b", "a b", None);
+        check_word("\"x\\\"y\\a\"", "x\"y\\a", None);
+        check_word("'s/$l'", "s/$l", None);
+        check_word("'*.ts'", "*.ts", None);
+        check_word("\\*", "*", None);
+        check_word("a$", "a$", None);
+        check_word("fo[o", "fo[o", None);
+        check_word("\"{a,b}\"", "{a,b}", None);
+        check_word("--mode=$M", "--mode=", Some(SkipReason::Variable));
+        check_word("~/x", "", Some(SkipReason::Tilde));
+        check_word("$((1+2))", "", Some(SkipReason::ArithmeticSubstitution));
+        check_word("`d`", "", Some(SkipReason::CommandSubstitution));
+        check_word("src/*.ts", "src/*.ts", Some(SkipReason::Glob));
+        check_word("a[12].ts", "a[12].ts", Some(SkipReason::Glob));
+        check_word("src/{a,b}", "src/{a,b}", Some(SkipReason::BraceExpansion));
+        check_word("f{1..3}", "f{1..3}", Some(SkipReason::BraceExpansion));
+        check_word("$'a\\nb'", "", Some(SkipReason::Quoting));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_it_can_overflow_the_stack() {
+        let deep = format!("echo {}{}", "$(".repeat(200), ")".repeat(200));
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || parse(&deep))
+            .unwrap();
+        let err = handle.join().unwrap().unwrap_err();
+        assert!(err.starts_with("nested deeper than"), "{err}");
+        let ok = format!("{}touch a{}", "{ ".repeat(20), "; }".repeat(20));
+        assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn a_bare_here_document_is_a_parse_error() {
+        let err = parse("cat > a.txt <<EOF").unwrap_err();
+        assert!(err.starts_with("unterminated here-document"), "{err}");
+    }
+}
