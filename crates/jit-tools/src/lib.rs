@@ -14,6 +14,7 @@
 //! | `lsp` | `{file_path}` | `file_path` |
 //! | `glob` | `{pattern, path?}` | `path`, else the pattern's [`static_prefix`] |
 //! | `grep` | `{pattern, path?, glob?}` | `path` only: the pattern is a regex |
+//! | `bash` | `{command, cwd?}` | what [`jit_bash::written_paths`] finds, joined onto `cwd` |
 //! | `web_fetch` | `{url}` | nothing ([`TouchesNothing`](jit_core::TouchesNothing)) |
 //!
 //! Paths come back as the call addressed them, lexically normalised (`.`
@@ -56,6 +57,7 @@ macro_rules! register {
 }
 pub(crate) use register;
 
+mod bash;
 mod files;
 mod glob;
 mod grep;
@@ -63,6 +65,7 @@ mod input;
 mod prefix;
 mod web;
 
+pub use bash::Bash;
 pub use files::{PathField, PathList};
 pub use glob::Glob;
 pub use grep::Grep;

@@ -1,0 +1,63 @@
+//! The `bash` tool's reporter: the files a command certainly writes, from `jit-bash`.
+
+use camino::Utf8Path;
+use jit_core::{AffectedPaths, Error, TouchedPaths};
+
+use crate::input::{Input, lexical};
+
+/// Reports a `bash` call `{command, cwd?}`: the paths
+/// [`jit_bash::written_paths`] finds, with every word it skipped (and why)
+/// as [`TouchedPaths::skipped`].
+///
+/// A `cwd` field in the input says where the command runs. Relative paths
+/// are then joined onto it lexically: an absolute `cwd` makes them absolute,
+/// a relative one keeps them relative to the call's cwd (which the engine
+/// resolves), so `{"command": "touch a.ts", "cwd": "web"}` reports
+/// `web/a.ts`. Without `cwd` the command runs in the call's cwd and the paths
+/// stay as written.
+///
+/// ```
+/// use jit_core::AffectedPaths;
+/// use jit_tools::Bash;
+/// let bash = Bash::new("bash");
+/// let touched = bash.affected_paths(&serde_json::json!({"command": "cp src/a.ts src/ui/b.ts"}), "/p".into())?;
+/// assert_eq!(touched.paths, ["src/ui/b.ts"]);
+/// let touched = bash.affected_paths(&serde_json::json!({"command": "touch a.ts", "cwd": "/p/web"}), "/p".into())?;
+/// assert_eq!(touched.paths, ["/p/web/a.ts"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Bash {
+    tool: &'static str,
+}
+
+impl Bash {
+    /// The reporter of a shell tool named `tool`.
+    pub const fn new(tool: &'static str) -> Self {
+        Bash { tool }
+    }
+}
+
+impl AffectedPaths for Bash {
+    fn affected_paths(
+        &self,
+        input: &serde_json::Value,
+        _cwd: &Utf8Path,
+    ) -> Result<TouchedPaths, Error> {
+        let input = Input::new(self.tool, input);
+        let command = input.required_str("command")?;
+        let command_cwd = input.optional_str("cwd")?;
+        let analysis = jit_bash::written_paths(command);
+        let paths = analysis.paths.iter().map(|path| match command_cwd {
+            Some(dir) if !path.starts_with('/') => lexical(&format!("{dir}/{path}")),
+            _ => lexical(path),
+        });
+        let mut touched = TouchedPaths::from_paths(paths);
+        for skipped in analysis.skipped {
+            touched = touched.with_skipped(skipped.word, skipped.reason.as_str());
+        }
+        Ok(touched)
+    }
+}
+
+crate::register!("bash", Bash::new("bash"));
