@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::fs;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde::{Serialize, Serializer};
 
@@ -61,7 +61,8 @@ pub struct ImportRecord {
     pub target: String,
     /// The token as it stands in the including file, `@` included.
     pub raw: String,
-    /// Where the target led: the real path when it exists, the joined path when it does not.
+    /// The real path of the target (symlinks resolved); `None` when it has none
+    /// (missing, unresolvable, or a `~/` import that was not allowed).
     #[serde(serialize_with = "lossy_opt")]
     pub resolved: Option<PathBuf>,
     /// What happened.
@@ -417,8 +418,11 @@ impl Expander<'_> {
         if home_relative && !self.policy.allow_home() {
             return Err(Failure {
                 status: ImportStatus::OutsideRoot,
-                resolved: Some(candidate),
-                message: "a ~/ import is allowed only in user-level rule files".to_owned(),
+                resolved: None,
+                message: format!(
+                    "{} is in the home directory; a ~/ import is allowed only in user-level rule files",
+                    candidate.display()
+                ),
             });
         }
         let real = match fs::canonicalize(&candidate) {
@@ -432,7 +436,7 @@ impl Expander<'_> {
                 let message = format!("no such file: {}", candidate.display());
                 return Err(Failure {
                     status: ImportStatus::Missing,
-                    resolved: Some(lexical_clean(&candidate)),
+                    resolved: None,
                     message,
                 });
             }
@@ -440,7 +444,7 @@ impl Expander<'_> {
                 let message = format!("cannot resolve {}: {err}", candidate.display());
                 return Err(Failure {
                     status: ImportStatus::Refused,
-                    resolved: Some(candidate),
+                    resolved: None,
                     message,
                 });
             }
@@ -551,23 +555,6 @@ fn refusal(status: ImportStatus, real: PathBuf, message: String) -> Failure {
         resolved: Some(real),
         message,
     }
-}
-
-/// Removes `.` and resolves `..` lexically, for reporting a path that does not exist.
-fn lexical_clean(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// A relative path with `/` separators whatever the platform.
