@@ -1,0 +1,82 @@
+//! The audit's negatives: a test binary of its own registers broken tools, so they never reach the binaries that assert the audit passes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a failed fixture step should stop the test loudly"
+)]
+
+use jit_core::{
+    AuditProblem, Registry, ReporterRegistration, ToolRegistration, TouchesNothing, inventory,
+};
+use pretty_assertions::assert_eq;
+
+// `inventory` registrations are global to a binary: these three mistakes
+// exist only in this test binary, next to everything jit-tools registers.
+use jit_tools as _;
+
+// A tool registered without a reporter: its calls would never trigger rules.
+inventory::submit! { ToolRegistration::new("orphan_tool", module_path!()) }
+
+// A reporter for a tool no one registered (a typo, or a removed tool).
+inventory::submit! { ReporterRegistration::new("ghost_tool", &TouchesNothing, module_path!()) }
+
+// Two reporters for one tool: which one answers would depend on link order.
+inventory::submit! { ToolRegistration::new("doubly_reported", module_path!()) }
+inventory::submit! { ReporterRegistration::new("doubly_reported", &TouchesNothing, module_path!()) }
+inventory::submit! { ReporterRegistration::new("doubly_reported", &TouchesNothing, module_path!()) }
+
+const HERE: &str = "audit_negative";
+
+#[test]
+fn the_audit_fails_naming_every_broken_registration() {
+    let report = jit_core::audit(&Registry::from_inventory()).unwrap_err();
+    assert_eq!(
+        report.problems(),
+        [
+            AuditProblem::DuplicateReporters {
+                tool: "doubly_reported".into(),
+                reporters_in: vec![HERE.into(), HERE.into()],
+            },
+            AuditProblem::ToolWithoutReporter {
+                tool: "orphan_tool".into(),
+                registered_in: vec![HERE.into()],
+            },
+            AuditProblem::ReporterWithoutTool {
+                tool: "ghost_tool".into(),
+                reporters_in: vec![HERE.into()],
+            },
+        ]
+    );
+    let text = report.to_string();
+    for expected in [
+        "tool registry audit failed (3 problems)",
+        "tool `orphan_tool` (registered in `audit_negative`) has no path reporter",
+        "jit_core::ReporterRegistration::new(\"orphan_tool\", &YourReporter, module_path!())",
+        "a path reporter is registered for `ghost_tool` (in `audit_negative`) but no tool of that name is",
+        "tool `doubly_reported` has 2 path reporters",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn an_unreported_tool_is_an_error_at_call_time_never_a_guess() {
+    let registry = Registry::from_inventory();
+    let err = registry
+        .affected_paths(
+            "orphan_tool",
+            &serde_json::json!({"path": "src/a.rs"}),
+            "/p".into(),
+        )
+        .unwrap_err();
+    assert_eq!(err.kind(), jit_core::ErrorKind::UnregisteredTool);
+    // The standard tools linked alongside still answer.
+    let touched = registry
+        .affected_paths(
+            "read",
+            &serde_json::json!({"file_path": "src/a.rs"}),
+            "/p".into(),
+        )
+        .unwrap();
+    assert_eq!(touched.paths, ["src/a.rs"]);
+}
