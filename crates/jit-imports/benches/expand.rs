@@ -38,12 +38,18 @@ fn project() -> Project {
         fs::write(path, text).unwrap();
     };
     write("CLAUDE.md", ROOT);
-    write("NOTE.md", "- 提交前运行 `cargo test`。\n- Keep functions short.\n");
+    write(
+        "NOTE.md",
+        "- 提交前运行 `cargo test`。\n- Keep functions short.\n",
+    );
     write(
         "docs/style.md",
         "# Style\n\nNames follow @naming.md.\nComments are full sentences.\n",
     );
-    write("docs/naming.md", "snake_case for functions, CamelCase for types.\n");
+    write(
+        "docs/naming.md",
+        "snake_case for functions, CamelCase for types.\n",
+    );
     write("docs/TODO.md", "- [ ] write the changelog\n");
     let file = root.join("CLAUDE.md");
     Project {
@@ -58,8 +64,16 @@ fn expand_three_imports_one_nested(bencher: divan::Bencher) {
     let project = project();
     let policy = Policy::default();
     let check = expand(&project.file, ROOT, &project.root, &policy);
-    let ok = check.imports.iter().filter(|r| r.status == ImportStatus::Ok).count();
-    assert_eq!(ok, 4, "three imports and one nested one: {:?}", check.imports);
+    let ok = check
+        .imports
+        .iter()
+        .filter(|r| r.status == ImportStatus::Ok)
+        .count();
+    assert_eq!(
+        ok, 4,
+        "three imports and one nested one: {:?}",
+        check.imports
+    );
     bencher.bench(|| {
         expand(
             divan::black_box(&project.file),

@@ -349,7 +349,12 @@ impl Expander<'_> {
                 .map(|p| self.label(p))
                 .collect();
             let message = format!("import cycle: {}", chain.join(" → "));
-            self.fail(from, &import, depth, refusal(ImportStatus::Cycle, real, message));
+            self.fail(
+                from,
+                &import,
+                depth,
+                refusal(ImportStatus::Cycle, real, message),
+            );
             return None;
         }
         if self.included.contains(&real) {
@@ -362,18 +367,36 @@ impl Expander<'_> {
                 "{label} is {depth} imports deep, over the limit of {}",
                 self.policy.max_depth()
             );
-            self.fail(from, &import, depth, refusal(ImportStatus::TooDeep, real, message));
+            self.fail(
+                from,
+                &import,
+                depth,
+                refusal(ImportStatus::TooDeep, real, message),
+            );
             return None;
         }
         let content = match self.read(&real, &label) {
             Ok(content) => content,
             Err(message) => {
-                self.fail(from, &import, depth, refusal(ImportStatus::Refused, real, message));
+                self.fail(
+                    from,
+                    &import,
+                    depth,
+                    refusal(ImportStatus::Refused, real, message),
+                );
                 return None;
             }
         };
         let index = self.imports.len();
-        self.record(from, &import, Some(real.clone()), ImportStatus::Ok, depth, 0, false);
+        self.record(
+            from,
+            &import,
+            Some(real.clone()),
+            ImportStatus::Ok,
+            depth,
+            0,
+            false,
+        );
         self.stack.push(real.clone());
         self.included.insert(real.clone());
         let inner = self.expand_text(&real, &content, depth);
@@ -449,9 +472,15 @@ impl Expander<'_> {
                 });
             }
         };
-        let inside_root = self.root.as_ref().is_some_and(|root| real.starts_with(root));
-        let inside_home =
-            self.policy.allow_home() && self.home.as_ref().is_some_and(|home| real.starts_with(home));
+        let inside_root = self
+            .root
+            .as_ref()
+            .is_some_and(|root| real.starts_with(root));
+        let inside_home = self.policy.allow_home()
+            && self
+                .home
+                .as_ref()
+                .is_some_and(|home| real.starts_with(home));
         if inside_root || inside_home || self.policy.allow_outside_root() {
             return Ok(real);
         }
@@ -496,14 +525,22 @@ impl Expander<'_> {
 
     /// How an imported file is named in the expanded text and in messages.
     fn label(&self, real: &Path) -> String {
-        if let Some(rel) = self.root.as_ref().and_then(|root| real.strip_prefix(root).ok()) {
+        if let Some(rel) = self
+            .root
+            .as_ref()
+            .and_then(|root| real.strip_prefix(root).ok())
+        {
             return if rel.as_os_str().is_empty() {
                 ".".to_owned()
             } else {
                 slash_path(rel)
             };
         }
-        match self.home.as_ref().and_then(|home| real.strip_prefix(home).ok()) {
+        match self
+            .home
+            .as_ref()
+            .and_then(|home| real.strip_prefix(home).ok())
+        {
             Some(rel) => format!("~/{}", slash_path(rel)),
             None => real.display().to_string(),
         }
@@ -538,7 +575,15 @@ impl Expander<'_> {
 
     /// Records a failed import and the diagnostic that makes it visible.
     fn fail(&mut self, from: &Path, import: &Import, depth: usize, failure: Failure) {
-        self.record(from, import, failure.resolved, failure.status, depth, 0, false);
+        self.record(
+            from,
+            import,
+            failure.resolved,
+            failure.status,
+            depth,
+            0,
+            false,
+        );
         self.diagnostics.push(Diagnostic {
             file: from.to_path_buf(),
             line: import.line,

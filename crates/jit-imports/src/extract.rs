@@ -80,7 +80,11 @@ impl Import {
         let mut target = self.target[..cut].to_owned();
         // The rest holds no escapes (no spaces), so it is as long in the raw token as in the target.
         let mut end = self.range.end.checked_sub(rest.len())?;
-        while let Some(c) = target.chars().next_back().filter(|c| TRAILING_ASCII.contains(c)) {
+        while let Some(c) = target
+            .chars()
+            .next_back()
+            .filter(|c| TRAILING_ASCII.contains(c))
+        {
             target.pop();
             end = end.checked_sub(c.len_utf8())?;
         }
@@ -361,11 +365,7 @@ mod tests {
                 .and_then(Import::without_trailing_cjk)
                 .map(|i| (i.target, i.raw))
         };
-        assert_eq!(
-            cut("見て@NOTE.md。"),
-            None,
-            "nothing glued, nothing to cut"
-        );
+        assert_eq!(cut("見て@NOTE.md。"), None, "nothing glued, nothing to cut");
         assert_eq!(
             cut("@docs/TODO.mdで確認"),
             Some(("docs/TODO.md".into(), "@docs/TODO.md".into()))
@@ -375,7 +375,11 @@ mod tests {
             Some(("NOTE.md".into(), "@NOTE.md".into()))
         );
         assert_eq!(cut("@docs/说明"), None, "a CJK file name after / is a path");
-        assert_eq!(cut("@readme中文.md"), None, "a CJK run with a dot is a path");
+        assert_eq!(
+            cut("@readme中文.md"),
+            None,
+            "a CJK run with a dot is a path"
+        );
         assert_eq!(cut("@NOTE.md后续#x"), None, "fragment present");
     }
 }

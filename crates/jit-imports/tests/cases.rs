@@ -27,7 +27,11 @@ fn render_extract(text: &str) -> String {
             import.line, import.range.start, import.range.end, import.raw, import.target
         )
         .unwrap();
-        assert_eq!(&text[import.range.clone()], import.raw, "range must slice the raw token");
+        assert_eq!(
+            &text[import.range.clone()],
+            import.raw,
+            "range must slice the raw token"
+        );
     }
     if out.is_empty() {
         out.push_str("(no imports)\n");
@@ -173,7 +177,10 @@ fn check_case(case: &str) -> String {
         } else if let Some(p) = line.strip_prefix("policy: ") {
             policy_line = p.to_owned();
         } else {
-            assert!(line.starts_with('#') || line.is_empty(), "stray line {line:?}");
+            assert!(
+                line.starts_with('#') || line.is_empty(),
+                "stray line {line:?}"
+            );
         }
     }
     flush(&mut current);
@@ -235,9 +242,14 @@ fn forms_cases() {
 #[test]
 fn every_design_form_and_sentinel_imports_its_file() {
     // Independent of the snapshots: the DESIGN §7 forms must all be `ok`.
-    let forms = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/forms/design.txt")).unwrap();
+    let forms =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/forms/design.txt"))
+            .unwrap();
     let rendered = check_forms(&forms);
-    let import_lines: Vec<&str> = rendered.lines().filter(|l| l.starts_with("  imports:")).collect();
+    let import_lines: Vec<&str> = rendered
+        .lines()
+        .filter(|l| l.starts_with("  imports:"))
+        .collect();
     assert!(import_lines.len() >= 10, "{rendered}");
     for line in import_lines {
         assert!(

@@ -22,9 +22,50 @@ fn config(cases: u32) -> ProptestConfig {
 /// escapes, fences and CJK punctuation meet often.
 fn tricky_text() -> impl Strategy<Value = String> {
     let pieces: Vec<&'static str> = vec![
-        "@", "@", "@", "\\", "\\ ", " ", "\t", "\n", "\n\n", "\u{3000}", "#", ".", ",", ")", "(",
-        "\"", "'", "`", "```\n", "    ", "a", "Z", "9", "/", "../", "~/", "NOTE.md", "文档", "说明",
-        "で確認", "한", "·", "—", "…", "，", "。", "「", "」", "（", "）", "*", "_", "é", "\r\n",
+        "@",
+        "@",
+        "@",
+        "\\",
+        "\\ ",
+        " ",
+        "\t",
+        "\n",
+        "\n\n",
+        "\u{3000}",
+        "#",
+        ".",
+        ",",
+        ")",
+        "(",
+        "\"",
+        "'",
+        "`",
+        "```\n",
+        "    ",
+        "a",
+        "Z",
+        "9",
+        "/",
+        "../",
+        "~/",
+        "NOTE.md",
+        "文档",
+        "说明",
+        "で確認",
+        "한",
+        "·",
+        "—",
+        "…",
+        "，",
+        "。",
+        "「",
+        "」",
+        "（",
+        "）",
+        "*",
+        "_",
+        "é",
+        "\r\n",
     ];
     proptest::collection::vec(
         prop_oneof![
@@ -41,7 +82,11 @@ fn tricky_text() -> impl Strategy<Value = String> {
 fn check(text: &str) {
     for import in extract(text) {
         assert!(!import.target.is_empty(), "empty target from {text:?}");
-        assert_eq!(&text[import.range.clone()], import.raw, "range from {text:?}");
+        assert_eq!(
+            &text[import.range.clone()],
+            import.raw,
+            "range from {text:?}"
+        );
         assert!(import.raw.starts_with('@'), "raw {:?}", import.raw);
         for c in import.target.chars().chain(import.raw.chars()) {
             assert!(
@@ -50,7 +95,10 @@ fn check(text: &str) {
             );
         }
         assert!(
-            import.target.chars().all(|c| c == ' ' || !c.is_whitespace()),
+            import
+                .target
+                .chars()
+                .all(|c| c == ' ' || !c.is_whitespace()),
             "whitespace other than an escaped space in {import:?} from {text:?}"
         );
         // In the raw token, every whitespace character is an escaped space.
@@ -64,7 +112,11 @@ fn check(text: &str) {
             }
         }
         if let Some(short) = import.without_trailing_cjk() {
-            assert_eq!(&text[short.range.clone()], short.raw, "retry range from {text:?}");
+            assert_eq!(
+                &text[short.range.clone()],
+                short.raw,
+                "retry range from {text:?}"
+            );
             assert!(import.target.starts_with(&short.target));
         }
     }

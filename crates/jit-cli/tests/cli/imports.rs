@@ -1,1 +1,330 @@
-//! Tests of `jit imports`.
+//! Tests of `jit imports`: the JSON contract, every DESIGN §7 form, code, cycles and the project boundary.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::{jit, jit_in};
+
+/// A project at `$T/proj` beside a sibling `$T/proj-evil`, with `NOTE.md`, `a.b.md`,
+/// `文档/说明.md` and `docs/TODO.md` present.
+struct Project {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+    root: PathBuf,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("proj");
+        let project = Project {
+            _dir: dir,
+            base,
+            root,
+        };
+        project.write("proj/NOTE.md", "note body\n");
+        project.write("proj/a.b.md", "a.b body\n");
+        project.write("proj/文档/说明.md", "说明 body\n");
+        project.write("proj/docs/TODO.md", "todo body\n");
+        project.write("proj-evil/EVIL.md", "EVIL_RULE_LEAKED\n");
+        project
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.base.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    /// Runs `jit imports --json --root proj proj/<file>` and parses the output.
+    #[track_caller]
+    fn json(&self, file: &str) -> Value {
+        let root = self.root.to_str().unwrap();
+        let file = self.root.join(file);
+        let (code, stdout, stderr) =
+            jit(&["imports", "--json", "--root", root, file.to_str().unwrap()]);
+        assert_eq!(code, 0, "stderr: {stderr}");
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    }
+}
+
+/// Writes `line` as `proj/CLAUDE.md` and checks it imports exactly `target`, `ok`, resolved to `file`.
+#[track_caller]
+fn check_form(project: &Project, line: &str, target: &str, file: &str) {
+    project.write("proj/CLAUDE.md", &format!("{line}\n"));
+    let out = project.json("CLAUDE.md");
+    let imports = out["imports"].as_array().unwrap();
+    assert_eq!(imports.len(), 1, "{line}: {out:#}");
+    let import = &imports[0];
+    let resolved = project.root.join(file);
+    assert_eq!(import["target"], target, "{line}");
+    assert_eq!(import["status"], "ok", "{line}: {out:#}");
+    assert_eq!(import["depth"], 1, "{line}");
+    assert_eq!(import["from"], "CLAUDE.md", "{line}");
+    assert_eq!(import["resolved"], resolved.to_str().unwrap(), "{line}");
+    assert_eq!(out["diagnostics"], Value::Array(vec![]), "{line}");
+    let expanded = out["expanded"].as_str().unwrap();
+    assert!(
+        expanded.contains("body\n<!-- end import: "),
+        "{line}: {expanded}"
+    );
+    assert!(
+        !expanded.contains('@'),
+        "{line}: the token is replaced: {expanded}"
+    );
+}
+
+#[test]
+fn every_design_form_and_sentinel_is_ok() {
+    let project = Project::new();
+    for line in [
+        "see @NOTE.md, then go",
+        "见 @NOTE.md，然后继续",
+        "见 @NOTE.md。然后继续",
+        "详见 @NOTE.md，",
+        "（已脱离 @NOTE.md）。**后续",
+        "见 @NOTE.md、以及别的",
+        "见「@NOTE.md」后续",
+        "见 @NOTE.md！后续",
+        "@NOTE.md#标题",
+        "（@NOTE.md）",
+    ] {
+        check_form(&project, line, "NOTE.md", "NOTE.md");
+    }
+    check_form(
+        &project,
+        "见 @文档/说明.md，后续",
+        "文档/说明.md",
+        "文档/说明.md",
+    );
+    check_form(&project, "见 @a.b.md，后续", "a.b.md", "a.b.md");
+    check_form(
+        &project,
+        "タスクは@docs/TODO.mdで確認",
+        "docs/TODO.md",
+        "docs/TODO.md",
+    );
+}
+
+#[test]
+fn nothing_is_imported_from_code_or_emails() {
+    let project = Project::new();
+    project.write(
+        "proj/CLAUDE.md",
+        "Span `@NOTE.md` and mail user@example.com.\n\n```\n@NOTE.md\n```\n\n    @NOTE.md\n",
+    );
+    let out = project.json("CLAUDE.md");
+    assert_eq!(out["imports"], Value::Array(vec![]), "{out:#}");
+    assert_eq!(
+        out["expanded"],
+        fs::read_to_string(project.root.join("CLAUDE.md")).unwrap()
+    );
+}
+
+#[test]
+fn outside_root_and_cycle_are_reported_not_followed() {
+    let project = Project::new();
+    project.write(
+        "proj/CLAUDE.md",
+        "sibling @../proj-evil/EVIL.md\nloop @A.md\n",
+    );
+    project.write("proj/A.md", "A then @B.md\n");
+    project.write("proj/B.md", "B back to @A.md\n");
+    let out = project.json("CLAUDE.md");
+    let statuses: Vec<(&str, &str, &str)> = out["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["from"].as_str().unwrap(),
+                i["target"].as_str().unwrap(),
+                i["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("CLAUDE.md", "../proj-evil/EVIL.md", "outside_root"),
+            ("CLAUDE.md", "A.md", "ok"),
+            ("A.md", "B.md", "ok"),
+            ("B.md", "A.md", "cycle"),
+        ]
+    );
+    let evil = &out["imports"][0];
+    assert_eq!(
+        evil["resolved"],
+        project.base.join("proj-evil/EVIL.md").to_str().unwrap(),
+        "the real path is reported"
+    );
+    let expanded = out["expanded"].as_str().unwrap();
+    assert!(!expanded.contains("EVIL_RULE_LEAKED"), "{expanded}");
+    assert!(
+        expanded.contains("sibling @../proj-evil/EVIL.md"),
+        "{expanded}"
+    );
+    assert!(expanded.contains("B back to @A.md"), "{expanded}");
+    let diagnostics: Vec<&str> = out["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(diagnostics, ["outside_root", "cycle"]);
+    assert_eq!(out["diagnostics"][1]["file"], "B.md");
+}
+
+#[test]
+fn allow_outside_root_follows_the_sibling() {
+    let project = Project::new();
+    project.write("proj/CLAUDE.md", "sibling @../proj-evil/EVIL.md\n");
+    let root = project.root.to_str().unwrap();
+    let file = project.root.join("CLAUDE.md");
+    let (code, stdout, stderr) = jit(&[
+        "imports",
+        "--json",
+        "--allow-outside-root",
+        "--root",
+        root,
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["imports"][0]["status"], "ok");
+    assert!(
+        out["expanded"]
+            .as_str()
+            .unwrap()
+            .contains("EVIL_RULE_LEAKED")
+    );
+}
+
+#[test]
+fn nested_from_is_root_relative_with_slashes() {
+    let project = Project::new();
+    project.write(
+        "proj/src/ui/CLAUDE.md",
+        "ui: @../../NOTE.md and @./style.md\n",
+    );
+    project.write("proj/src/ui/style.md", "style, see @sub/deep.md\n");
+    project.write("proj/src/ui/sub/deep.md", "deep\n");
+    let out = project.json("src/ui/CLAUDE.md");
+    let rows: Vec<(String, String, u64)> = out["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["from"].as_str().unwrap().to_owned(),
+                i["status"].as_str().unwrap().to_owned(),
+                i["depth"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("src/ui/CLAUDE.md".to_owned(), "ok".to_owned(), 1),
+            ("src/ui/CLAUDE.md".to_owned(), "ok".to_owned(), 1),
+            ("src/ui/style.md".to_owned(), "ok".to_owned(), 2),
+        ]
+    );
+    assert_eq!(out["file"], "src/ui/CLAUDE.md");
+}
+
+#[test]
+fn human_output_is_a_table_with_diagnostics() {
+    let project = Project::new();
+    project.write("proj/CLAUDE.md", "见 @NOTE.md，然后 @gone.md。\n");
+    // FILE relative to the current directory.
+    let (code, stdout, stderr) = jit_in(
+        Some(&project.base),
+        &["imports", "--root", "proj", "proj/CLAUDE.md", "--expanded"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "CLAUDE.md: 2 imports, 1 diagnostic", "{stdout}");
+    let header = lines.iter().position(|l| l.contains("DEPTH")).unwrap();
+    for word in ["STATUS", "FROM", "TARGET", "RESOLVED"] {
+        assert!(lines[header].contains(word), "{stdout}");
+    }
+    let ok = lines[header + 1].split_whitespace().collect::<Vec<_>>();
+    assert_eq!(
+        ok,
+        ["1", "ok", "CLAUDE.md:1", "NOTE.md", "NOTE.md"],
+        "{stdout}"
+    );
+    let missing = lines[header + 2].split_whitespace().collect::<Vec<_>>();
+    assert_eq!(
+        missing,
+        ["1", "missing", "CLAUDE.md:1", "gone.md", "-"],
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("diagnostics:\n  CLAUDE.md:1: @gone.md: missing: no such file: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("expanded:\n见 <!-- import: NOTE.md -->\nnote body\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn file_relative_to_the_root_is_found() {
+    let project = Project::new();
+    project.write("proj/CLAUDE.md", "@NOTE.md\n");
+    let (code, stdout, stderr) = jit_in(
+        Some(Path::new("/")),
+        &[
+            "imports",
+            "--json",
+            "--root",
+            project.root.to_str().unwrap(),
+            "CLAUDE.md",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["imports"][0]["status"], "ok");
+}
+
+#[test]
+fn unreadable_file_or_root_is_an_error() {
+    let project = Project::new();
+    let root = project.root.to_str().unwrap();
+    let (code, _, stderr) = jit(&["imports", "--root", root, "nope.md"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("cannot read rule file nope.md"), "{stderr}");
+
+    let missing_root = project.base.join("no-such-root");
+    let (code, _, stderr) = jit(&["imports", "--root", missing_root.to_str().unwrap(), "x.md"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("project root"), "{stderr}");
+}
+
+#[test]
+fn depth_limit_is_configurable() {
+    let project = Project::new();
+    project.write("proj/CLAUDE.md", "@d1.md\n");
+    project.write("proj/d1.md", "@d2.md\n");
+    project.write("proj/d2.md", "two\n");
+    let root = project.root.to_str().unwrap();
+    let file = project.root.join("CLAUDE.md");
+    let (code, stdout, _) = jit(&[
+        "imports",
+        "--json",
+        "--max-depth",
+        "1",
+        "--root",
+        root,
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["imports"][1]["status"], "too_deep", "{out:#}");
+}
