@@ -292,19 +292,28 @@ impl Registry {
         input: &serde_json::Value,
         cwd: &Utf8Path,
     ) -> Result<TouchedPaths, Error> {
-        let reporter = self
-            .tools
-            .contains_key(tool)
-            .then(|| self.reporters.get(tool))
-            .flatten()
-            .and_then(|entries| entries.first());
-        match reporter {
+        if !self.tools.contains_key(tool) {
+            return Err(Error::new(
+                ErrorKind::UnregisteredTool,
+                format!(
+                    "unregistered tool `{tool}`: no tool of that name is registered, so which paths \
+                     it touches is unknown (registered tools: {})",
+                    match self.tools().collect::<Vec<_>>().join(", ") {
+                        names if names.is_empty() => "none".to_owned(),
+                        names => names,
+                    }
+                ),
+            ));
+        }
+        // With several reporters the first one answers; `audit` reports the
+        // duplicate, which is where it gets fixed.
+        match self.reporters.get(tool).and_then(|entries| entries.first()) {
             Some(entry) => entry.reporter.affected_paths(input, cwd),
             None => Err(Error::new(
                 ErrorKind::UnregisteredTool,
                 format!(
-                    "unregistered tool `{tool}`: no path reporter is registered for it (registered tools: {})",
-                    self.tools().collect::<Vec<_>>().join(", ")
+                    "tool `{tool}` is registered but has no path reporter, so which paths it \
+                     touches is unknown; `jit_core::audit` says how to fix it"
                 ),
             )),
         }

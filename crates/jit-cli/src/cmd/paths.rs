@@ -1,12 +1,75 @@
-//! `jit paths`.
+//! `jit paths`: which paths one tool call touches, asked of the tool's registered reporter.
 
 use std::process::ExitCode;
 
+use anyhow::Context as _;
+use camino::Utf8PathBuf;
+use jit_core::{Registry, SkippedInput};
+use serde::Serialize;
+
 /// Arguments of `jit paths`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Print `{"tool", "cwd", "paths", "skipped"}` as JSON instead of one path per line.
+    #[arg(long)]
+    json: bool,
+    /// The tool's name as the model calls it (`read`, `glob`, `grep`, `bash`, ...).
+    #[arg(long, value_name = "NAME")]
+    tool: String,
+    /// The call's JSON input, for example '{"file_path": "src/a.rs"}'.
+    #[arg(long, value_name = "JSON")]
+    input: String,
+    /// The call's working directory [default: the current directory]. Reported
+    /// relative paths are relative to it; it is not read.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<Utf8PathBuf>,
+}
+
+/// The `--json` output.
+#[derive(Debug, Serialize)]
+struct Output<'a> {
+    tool: &'a str,
+    cwd: &'a Utf8PathBuf,
+    paths: &'a [Utf8PathBuf],
+    skipped: &'a [SkippedInput],
+}
 
 /// Runs `jit paths`.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`jit paths` is not built yet")
+///
+/// An unknown tool or malformed input is an error (exit 2) whose message
+/// lists the registered tools, or names the tool and the field.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let input: serde_json::Value = serde_json::from_str(&args.input)
+        .with_context(|| format!("--input for tool `{}` is not valid JSON", args.tool))?;
+    let cwd = match args.cwd {
+        Some(cwd) => cwd,
+        None => {
+            let dir = std::env::current_dir().context("reading the current directory")?;
+            Utf8PathBuf::from_path_buf(dir).map_err(|dir| {
+                anyhow::anyhow!(
+                    "the current directory {} is not valid UTF-8; pass --cwd",
+                    dir.display()
+                )
+            })?
+        }
+    };
+    let touched = Registry::from_inventory().affected_paths(&args.tool, &input, &cwd)?;
+    if args.json {
+        let output = Output {
+            tool: &args.tool,
+            cwd: &cwd,
+            paths: &touched.paths,
+            skipped: &touched.skipped,
+        };
+        println!("{}", serde_json::to_string_pretty(&output)?);
+    } else {
+        for path in &touched.paths {
+            println!("{path}");
+        }
+        // Skipped words go to stderr so that stdout stays a plain path list.
+        for skipped in &touched.skipped {
+            eprintln!("skipped {} ({})", skipped.word, skipped.reason);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
