@@ -621,3 +621,108 @@ fn lossy_opt<S: Serializer>(path: &Option<PathBuf>, serializer: S) -> Result<S::
         None => serializer.serialize_none(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn records_serialize_with_snake_case_statuses() {
+        let (_dir, root) = project();
+        let policy = Policy::default().with_max_depth(0);
+        fs::write(root.join("NOTE.md"), "x").unwrap();
+        let out = expand(&root.join("CLAUDE.md"), "@NOTE.md", &root, &policy);
+        let json = serde_json::to_value(&out).unwrap();
+        assert_eq!(json["imports"][0]["status"], "too_deep");
+        assert_eq!(json["imports"][0]["target"], "NOTE.md");
+        assert_eq!(json["imports"][0]["depth"], 1);
+        assert_eq!(
+            json["imports"][0]["resolved"],
+            root.join("NOTE.md").to_str().unwrap()
+        );
+        assert_eq!(json["diagnostics"][0]["status"], "too_deep");
+        assert_eq!(json["expanded"], "@NOTE.md");
+    }
+
+    #[test]
+    fn an_unresolvable_root_lets_nothing_in() {
+        let (_dir, base) = project();
+        fs::write(base.join("NOTE.md"), "x").unwrap();
+        let out = expand(
+            &base.join("CLAUDE.md"),
+            "@NOTE.md",
+            &base.join("no-such-root"),
+            &Policy::default(),
+        );
+        assert_eq!(out.imports[0].status, ImportStatus::OutsideRoot);
+        assert!(
+            out.diagnostics[0].message.contains("cannot be resolved"),
+            "{}",
+            out.diagnostics[0]
+        );
+    }
+
+    #[test]
+    fn home_imports_need_a_known_home() {
+        let (_dir, root) = project();
+        let policy = Policy::default().with_allow_home(true);
+        let out = expand(&root.join("CLAUDE.md"), "@~/x.md", &root, &policy);
+        assert_eq!(out.imports[0].status, ImportStatus::Refused);
+        assert_eq!(out.imports[0].resolved, None);
+    }
+
+    #[test]
+    fn expand_file_refuses_large_and_non_utf8_rule_files() {
+        let (_dir, root) = project();
+        fs::write(root.join("big.md"), "0123456789").unwrap();
+        fs::write(root.join("latin1.md"), b"caf\xe9").unwrap();
+        let small = Policy::default().with_max_file_bytes(4);
+        let err = expand_file(&root.join("big.md"), &root, &small).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::TooLarge);
+        assert!(err.to_string().contains("big.md"), "{err}");
+        let err = expand_file(&root.join("latin1.md"), &root, &Policy::default()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NotUtf8);
+        assert_eq!(err.path(), root.join("latin1.md"));
+    }
+
+    #[test]
+    fn non_utf8_import_is_refused_and_the_text_kept() {
+        let (_dir, root) = project();
+        fs::write(root.join("latin1.md"), b"caf\xe9").unwrap();
+        let out = expand(
+            &root.join("CLAUDE.md"),
+            "see @latin1.md",
+            &root,
+            &Policy::default(),
+        );
+        assert_eq!(out.imports[0].status, ImportStatus::Refused);
+        assert_eq!(out.expanded, "see @latin1.md");
+        assert!(out.diagnostics[0].message.contains("not UTF-8"));
+    }
+
+    #[test]
+    fn the_root_file_is_found_through_a_relative_root() {
+        // A relative root and file still compare by real path.
+        let (_dir, root) = project();
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::write(root.join("sub/NOTE.md"), "n\n").unwrap();
+        let rel_root = root.join("sub/..");
+        let out = expand(
+            &rel_root.join("sub/CLAUDE.md"),
+            "@NOTE.md",
+            &rel_root,
+            &Policy::default(),
+        );
+        assert_eq!(out.imports[0].status, ImportStatus::Ok);
+        assert_eq!(
+            out.expanded,
+            "<!-- import: sub/NOTE.md -->\nn\n<!-- end import: sub/NOTE.md -->"
+        );
+    }
+}
