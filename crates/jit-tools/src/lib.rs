@@ -1,7 +1,6 @@
 //! Path reporters for the standard agent tools, registered with `inventory` so the engine knows which paths each call touched.
 //!
-//! Linking this crate registers these tools, each with one reporter
-//! (the JSON input each reads is in brackets):
+//! Linking this crate registers these tools, each with one reporter:
 //!
 //! | tool | input | reports |
 //! |---|---|---|
@@ -37,6 +36,12 @@
 //! assert_eq!(touched.paths, ["src/ui"]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The reporter types ([`PathField`], [`PathList`], [`Glob`], [`Grep`],
+//! [`Bash`]) are public, so a harness whose tools have other names (`Read`,
+//! `Grep`, `run_shell_command`) registers them under its own names with
+//! `jit_core::ReporterRegistration` and checks the result with
+//! `jit_core::audit`.
 //!
 //! This crate deliberately does not guess paths from field names of tools it
 //! does not know, does not touch the filesystem, and does not resolve `..` or
