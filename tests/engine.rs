@@ -112,7 +112,10 @@ fn scope_skip_must_not_mark_the_directory_scanned() {
     check(
         &[
             ("CLAUDE.md", "root rules\n"),
-            ("src/ui/CLAUDE.md", "---\npaths: [\"src/ui/**/*.tsx\"]\n---\nno emoji\n"),
+            (
+                "src/ui/CLAUDE.md",
+                "---\npaths: [\"src/ui/**/*.tsx\"]\n---\nno emoji\n",
+            ),
         ],
         &["src/ui/README.md", "src/ui/Footer.tsx", "src/ui/Badge.tsx"],
         "1 src/ui/README.md\n  + CLAUDE.md nested_traversal\n  - src/ui/CLAUDE.md scope_miss\n\
@@ -124,20 +127,34 @@ fn scope_skip_must_not_mark_the_directory_scanned() {
 #[test]
 fn scope_miss_detail_names_the_subject_and_patterns() {
     let steps = check(
-        &[("src/ui/CLAUDE.md", "---\npaths: [\"src/ui/**/*.tsx\"]\n---\nx\n")],
+        &[(
+            "src/ui/CLAUDE.md",
+            "---\npaths: [\"src/ui/**/*.tsx\"]\n---\nx\n",
+        )],
         &["src/ui/README.md"],
         "1 src/ui/README.md\n  - src/ui/CLAUDE.md scope_miss\n",
     );
     let detail = &steps[0].skipped[0].detail;
-    assert!(detail.contains("src/ui/README.md") && detail.contains("src/ui/**/*.tsx"), "{detail}");
+    assert!(
+        detail.contains("src/ui/README.md") && detail.contains("src/ui/**/*.tsx"),
+        "{detail}"
+    );
 }
 
 #[test]
 fn sibling_with_a_common_string_prefix_is_outside() {
     let fixture = Fixture::new(&[("CLAUDE.md", "root\n")]);
     fs::create_dir_all(fixture.base.join("proj-evil/src")).unwrap();
-    fs::write(fixture.base.join("proj-evil/CLAUDE.md"), "EVIL_RULE_LEAKED\n").unwrap();
-    fs::write(fixture.base.join("proj-evil/src/CLAUDE.md"), "EVIL_RULE_LEAKED\n").unwrap();
+    fs::write(
+        fixture.base.join("proj-evil/CLAUDE.md"),
+        "EVIL_RULE_LEAKED\n",
+    )
+    .unwrap();
+    fs::write(
+        fixture.base.join("proj-evil/src/CLAUDE.md"),
+        "EVIL_RULE_LEAKED\n",
+    )
+    .unwrap();
     let engine = fixture.engine();
     let evil = utf8(&fixture.base.join("proj-evil/src/a.ts"));
     let steps = session(&engine, &[evil.as_str(), "../proj-evil/src/a.ts"]);
@@ -173,7 +190,11 @@ fn symlinked_rule_file_pointing_outside_is_refused() {
     let fixture = Fixture::new(&[]);
     fs::write(fixture.base.join("secret.md"), "SECRET\n").unwrap();
     fixture.symlink(&fixture.base.join("secret.md"), "src/CLAUDE.md");
-    let steps = check_fixture(&fixture, &["src/a.ts"], "1 src/a.ts\n  - src/CLAUDE.md outside_root\n");
+    let steps = check_fixture(
+        &fixture,
+        &["src/a.ts"],
+        "1 src/a.ts\n  - src/CLAUDE.md outside_root\n",
+    );
     assert!(!format!("{steps:?}").contains("SECRET"));
 }
 
@@ -195,7 +216,11 @@ fn symlink_inside_the_root_reads_the_real_directory_once() {
 fn symlink_loop_in_rule_folder_terminates() {
     let fixture = Fixture::new(&[(".claude/rules/a.md", "a\n")]);
     fixture.symlink(&fixture.path(".claude/rules"), ".claude/rules/loop");
-    check_fixture(&fixture, &["x.ts"], "1 x.ts\n  + .claude/rules/a.md nested_traversal\n");
+    check_fixture(
+        &fixture,
+        &["x.ts"],
+        "1 x.ts\n  + .claude/rules/a.md nested_traversal\n",
+    );
 }
 
 #[track_caller]
@@ -245,7 +270,10 @@ fn a_rule_changed_mid_session_is_replaced_not_stacked() {
     // A different size guarantees a different stamp even on coarse clocks.
     fixture.write("src/ui/CLAUDE.md", b"V2 longer\n");
     let second = engine.discover(&mut state, "src/ui/Footer.tsx".into(), engine.root());
-    assert_eq!(render(std::slice::from_ref(&second)), "1 src/ui/Footer.tsx\n  + src/ui/CLAUDE.md nested_traversal (replaced)\n");
+    assert_eq!(
+        render(std::slice::from_ref(&second)),
+        "1 src/ui/Footer.tsx\n  + src/ui/CLAUDE.md nested_traversal (replaced)\n"
+    );
     assert_eq!(second.loaded[0].content, "V2 longer\n");
     let third = engine.discover(&mut state, "src/ui/Footer.tsx".into(), engine.root());
     assert!(third.loaded.is_empty(), "{third:?}");
@@ -256,7 +284,12 @@ fn a_rule_created_mid_session_in_a_scanned_directory_is_found() {
     let fixture = Fixture::new(&[("src/a.ts", "")]);
     let engine = fixture.engine();
     let mut state = DiscoveryState::default();
-    assert!(engine.discover(&mut state, "src/a.ts".into(), engine.root()).loaded.is_empty());
+    assert!(
+        engine
+            .discover(&mut state, "src/a.ts".into(), engine.root())
+            .loaded
+            .is_empty()
+    );
     fixture.write("src/CLAUDE.md", b"new rule\n");
     let found = engine.discover(&mut state, "src/a.ts".into(), engine.root());
     assert_eq!(found.loaded.len(), 1, "{found:?}");
@@ -289,7 +322,9 @@ fn every_candidate_name_at_every_level() {
     let mut expected: Vec<&str> = owned.iter().map(String::as_str).collect();
     // Root first, then each level down; within a level, the order of the
     // source's names and then the sorted rule folder.
-    expected.sort_by_key(|p| p.matches('/').count() - p.matches(".claude/").count() - p.matches("deep/").count());
+    expected.sort_by_key(|p| {
+        p.matches('/').count() - p.matches(".claude/").count() - p.matches("deep/").count()
+    });
     assert_eq!(loaded.len(), 24, "{loaded:#?}");
     for want in &expected {
         assert!(loaded.contains(want), "missing {want}: {loaded:#?}");
@@ -303,8 +338,14 @@ fn every_candidate_name_at_every_level() {
 fn touching_a_directory_matches_dir_scopes() {
     // `ls src/ui` touches the directory itself: its marker ends with `/`.
     let fixture = Fixture::new(&[
-        (".claude/rules/ui.md", "---\npaths: [\"src/ui/**\"]\n---\nui\n"),
-        (".claude/rules/py.md", "---\npaths: [\"**/*.py\"]\n---\npy\n"),
+        (
+            ".claude/rules/ui.md",
+            "---\npaths: [\"src/ui/**\"]\n---\nui\n",
+        ),
+        (
+            ".claude/rules/py.md",
+            "---\npaths: [\"**/*.py\"]\n---\npy\n",
+        ),
         ("src/ui/a.tsx", ""),
     ]);
     check_fixture(
@@ -352,31 +393,88 @@ fn check_scope(rule: &[u8], hit: &str, miss: &str) -> Discovery {
 fn frontmatter_shapes_in_the_wild() {
     let cases: &[(&str, &str, &str)] = &[
         // Flow list, quoted: every item counts, not only the first.
-        ("---\npaths: [\"docs/**\", \"src/ui/**\"]\n---\nx\n", "src/ui/a.ts", "src/api/a.ts"),
+        (
+            "---\npaths: [\"docs/**\", \"src/ui/**\"]\n---\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
         // Flow list, unquoted.
-        ("---\npaths: [docs/**, src/ui/**]\n---\nx\n", "src/ui/a.ts", "src/api/a.ts"),
+        (
+            "---\npaths: [docs/**, src/ui/**]\n---\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
         // Block list, mixed quoting.
-        ("---\npaths:\n  - docs/**\n  - 'src/ui/**'\n---\nx\n", "src/ui/a.ts", "src/api/a.ts"),
+        (
+            "---\npaths:\n  - docs/**\n  - 'src/ui/**'\n---\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
         // Single string.
-        ("---\npaths: src/ui/**\n---\nx\n", "src/ui/a.ts", "src/api/a.ts"),
+        (
+            "---\npaths: src/ui/**\n---\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
         // Comma-separated string; no split inside a brace set; spaces trimmed.
-        ("---\npaths: \"docs/** ,  src/**/*.{ts,tsx}\"\n---\nx\n", "src/a/b.tsx", "src/a/b.rs"),
+        (
+            "---\npaths: \"docs/** ,  src/**/*.{ts,tsx}\"\n---\nx\n",
+            "src/a/b.tsx",
+            "src/a/b.rs",
+        ),
         // A leading ./ is dropped.
-        ("---\npaths: ./src/ui/**\n---\nx\n", "src/ui/a.ts", "src/api/a.ts"),
+        (
+            "---\npaths: ./src/ui/**\n---\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
         // Case-sensitive.
-        ("---\npaths: src/UI/**\n---\nx\n", "src/UI/a.ts", "src/ui/a.ts"),
+        (
+            "---\npaths: src/UI/**\n---\nx\n",
+            "src/UI/a.ts",
+            "src/ui/a.ts",
+        ),
         // BOM, CRLF, trailing spaces on fences, closing fence at EOF without newline.
-        ("\u{feff}---\npaths: src/ui/**\n---\nx\n", "src/ui/a.ts", "src/api/a.ts"),
-        ("---\r\npaths: src/ui/**\r\n---\r\nx\r\n", "src/ui/a.ts", "src/api/a.ts"),
-        ("---   \npaths: src/ui/**\n--- \t\nx\n", "src/ui/a.ts", "src/api/a.ts"),
+        (
+            "\u{feff}---\npaths: src/ui/**\n---\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
+        (
+            "---\r\npaths: src/ui/**\r\n---\r\nx\r\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
+        (
+            "---   \npaths: src/ui/**\n--- \t\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
         ("---\npaths: src/ui/**\n---", "src/ui/a.ts", "src/api/a.ts"),
         // Other keys around the scope.
-        ("---\ndescription: UI rules\npaths: src/ui/**\nlevel: 3\n---\nx\n", "src/ui/a.ts", "src/api/a.ts"),
+        (
+            "---\ndescription: UI rules\npaths: src/ui/**\nlevel: 3\n---\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
     ];
     for (rule, hit, miss) in cases {
         let found = check_scope(rule.as_bytes(), hit, miss);
-        assert!(found.loaded[0].warnings.is_empty(), "{rule:?}: {:?}", found.loaded[0].warnings);
-        assert_eq!(found.loaded[0].content, if rule.contains('\r') { "x\n" } else if rule.ends_with("---") { "" } else { "x\n" });
+        assert!(
+            found.loaded[0].warnings.is_empty(),
+            "{rule:?}: {:?}",
+            found.loaded[0].warnings
+        );
+        assert_eq!(
+            found.loaded[0].content,
+            if rule.contains('\r') {
+                "x\n"
+            } else if rule.ends_with("---") {
+                ""
+            } else {
+                "x\n"
+            }
+        );
     }
 }
 
@@ -384,10 +482,26 @@ fn frontmatter_shapes_in_the_wild() {
 fn values_strict_yaml_rejects_are_recovered_with_a_quoting_warning() {
     let cases: &[(&str, &str, &str)] = &[
         ("---\npaths: **/*.cs\n---\nx\n", "src/a.cs", "src/a.ts"),
-        ("---\npaths: {src,lib}/**/*.ts, tests/**\n---\nx\n", "lib/a/b.ts", "docs/a.ts"),
-        ("---\npaths: {src,lib}/**/*.ts, tests/**\n---\nx\n", "tests/x.rs", "docs/a.ts"),
-        ("---\npaths:\n  - **/*.cs\n  - src/ui/**\n---\nx\n", "src/ui/a.ts", "src/api/a.ts"),
-        ("---\ndescription: C#\npaths: *.cs\n---\nx\n", "a.cs", "src/a.cs"),
+        (
+            "---\npaths: {src,lib}/**/*.ts, tests/**\n---\nx\n",
+            "lib/a/b.ts",
+            "docs/a.ts",
+        ),
+        (
+            "---\npaths: {src,lib}/**/*.ts, tests/**\n---\nx\n",
+            "tests/x.rs",
+            "docs/a.ts",
+        ),
+        (
+            "---\npaths:\n  - **/*.cs\n  - src/ui/**\n---\nx\n",
+            "src/ui/a.ts",
+            "src/api/a.ts",
+        ),
+        (
+            "---\ndescription: C#\npaths: *.cs\n---\nx\n",
+            "a.cs",
+            "src/a.cs",
+        ),
     ];
     for (rule, hit, miss) in cases {
         let found = check_scope(rule.as_bytes(), hit, miss);
@@ -399,9 +513,17 @@ fn values_strict_yaml_rejects_are_recovered_with_a_quoting_warning() {
 
 #[test]
 fn empty_scope_is_unscoped_with_a_warning() {
-    for rule in ["---\npaths: []\n---\nx\n", "---\npaths:\n---\nx\n", "---\npaths: \"\"\n---\nx\n"] {
+    for rule in [
+        "---\npaths: []\n---\nx\n",
+        "---\npaths:\n---\nx\n",
+        "---\npaths: \"\"\n---\nx\n",
+    ] {
         let fixture = Fixture::new(&[(".claude/rules/r.md", rule)]);
-        let steps = check_fixture(&fixture, &["any/file.rs"], "1 any/file.rs\n  + .claude/rules/r.md nested_traversal\n");
+        let steps = check_fixture(
+            &fixture,
+            &["any/file.rs"],
+            "1 any/file.rs\n  + .claude/rules/r.md nested_traversal\n",
+        );
         assert_eq!(steps[0].loaded[0].warnings.len(), 1, "{rule:?}");
     }
 }
@@ -409,7 +531,11 @@ fn empty_scope_is_unscoped_with_a_warning() {
 #[test]
 fn missing_closing_fence_is_all_body_with_a_warning() {
     let fixture = Fixture::new(&[("CLAUDE.md", "---\npaths: src/**\nbody\n")]);
-    let steps = check_fixture(&fixture, &["docs/a.md"], "1 docs/a.md\n  + CLAUDE.md nested_traversal\n");
+    let steps = check_fixture(
+        &fixture,
+        &["docs/a.md"],
+        "1 docs/a.md\n  + CLAUDE.md nested_traversal\n",
+    );
     assert_eq!(steps[0].loaded[0].warnings.len(), 1);
     assert_eq!(steps[0].loaded[0].content, "---\npaths: src/**\nbody\n");
 }
@@ -430,10 +556,16 @@ fn malformed_frontmatter_is_skipped_with_the_parser_position_never_unscoped() {
         );
         assert!(!steps[0].skipped[0].detail.is_empty());
     }
-    let fixture = Fixture::new(&[(".claude/rules/r.md", "---\ndescription: [unclosed\n---\nx\n")]);
+    let fixture = Fixture::new(&[(
+        ".claude/rules/r.md",
+        "---\ndescription: [unclosed\n---\nx\n",
+    )]);
     let steps = session(&fixture.engine(), &["a"]);
     let detail = &steps[0].skipped[0].detail;
-    assert!(detail.contains("line"), "the parser's position must be shown: {detail}");
+    assert!(
+        detail.contains("line"),
+        "the parser's position must be shown: {detail}"
+    );
 }
 
 #[test]
@@ -510,9 +642,18 @@ fn a_second_rule_source_plugs_in() {
     let fixture = Fixture::new(&[
         ("CLAUDE.md", "claude\n"),
         ("src/AGENTS.md", "agents\n"),
-        (".cursor/rules/ts.mdc", "---\nglobs: *.ts, src/**/*.ts\nalwaysApply: false\n---\nts\n"),
-        (".cursor/rules/all.mdc", "---\nalwaysApply: \"true\"\n---\nall\n"),
-        (".cursor/rules/manual.mdc", "---\ndescription: by hand\n---\nm\n"),
+        (
+            ".cursor/rules/ts.mdc",
+            "---\nglobs: *.ts, src/**/*.ts\nalwaysApply: false\n---\nts\n",
+        ),
+        (
+            ".cursor/rules/all.mdc",
+            "---\nalwaysApply: \"true\"\n---\nall\n",
+        ),
+        (
+            ".cursor/rules/manual.mdc",
+            "---\ndescription: by hand\n---\nm\n",
+        ),
     ]);
     let engine = fixture.engine().with_source(AgentsAndCursor);
     let steps = session(&engine, &["src/a.ts"]);
@@ -523,7 +664,11 @@ fn a_second_rule_source_plugs_in() {
          - .cursor/rules/manual.mdc manual_only\n"
     );
     assert_eq!(steps[0].loaded[3].source, "agents+cursor");
-    assert_eq!(steps[0].loaded[2].warnings.len(), 1, "globs: *.ts needed recovery");
+    assert_eq!(
+        steps[0].loaded[2].warnings.len(),
+        1,
+        "globs: *.ts needed recovery"
+    );
 }
 
 #[test]
@@ -538,9 +683,9 @@ fn tool_calls_go_through_the_registry_and_unregistered_tools_are_errors() {
             input: &serde_json::Value,
             _cwd: &Utf8Path,
         ) -> Result<jit_core::TouchedPaths, jit_core::Error> {
-            let path = input["file_path"]
-                .as_str()
-                .ok_or_else(|| jit_core::Error::invalid_tool_input("read", "file_path", "missing"))?;
+            let path = input["file_path"].as_str().ok_or_else(|| {
+                jit_core::Error::invalid_tool_input("read", "file_path", "missing")
+            })?;
             Ok(jit_core::TouchedPaths::from_paths([path]))
         }
     }
@@ -559,11 +704,23 @@ fn tool_calls_go_through_the_registry_and_unregistered_tools_are_errors() {
     assert_eq!(call.discoveries.len(), 1);
     assert_eq!(call.discoveries[0].loaded[0].file, "src/CLAUDE.md");
     let err = engine
-        .discover_tool_call(&mut state, &registry, "web_fetch", &serde_json::json!({}), engine.root())
+        .discover_tool_call(
+            &mut state,
+            &registry,
+            "web_fetch",
+            &serde_json::json!({}),
+            engine.root(),
+        )
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::UnregisteredTool);
     let err = engine
-        .discover_tool_call(&mut state, &registry, "read", &serde_json::json!({}), engine.root())
+        .discover_tool_call(
+            &mut state,
+            &registry,
+            "read",
+            &serde_json::json!({}),
+            engine.root(),
+        )
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidToolInput);
 }
@@ -573,10 +730,28 @@ fn rearm_brings_rules_back_on_the_next_touch() {
     let fixture = Fixture::new(&[("src/CLAUDE.md", "src\n")]);
     let engine = fixture.engine();
     let mut state = DiscoveryState::default();
-    assert_eq!(engine.discover(&mut state, "src/a".into(), engine.root()).loaded.len(), 1);
-    assert_eq!(engine.discover(&mut state, "src/a".into(), engine.root()).loaded.len(), 0);
+    assert_eq!(
+        engine
+            .discover(&mut state, "src/a".into(), engine.root())
+            .loaded
+            .len(),
+        1
+    );
+    assert_eq!(
+        engine
+            .discover(&mut state, "src/a".into(), engine.root())
+            .loaded
+            .len(),
+        0
+    );
     state.rearm();
-    assert_eq!(engine.discover(&mut state, "src/a".into(), engine.root()).loaded.len(), 1);
+    assert_eq!(
+        engine
+            .discover(&mut state, "src/a".into(), engine.root())
+            .loaded
+            .len(),
+        1
+    );
 }
 
 #[test]

@@ -26,8 +26,23 @@ use camino::Utf8PathBuf;
 use divan::Bencher;
 use jit_core::{DiscoveryState, Engine};
 
-const CHAIN: [&str; 8] = ["app", "src", "features", "billing", "ui", "components", "forms", "inputs"];
-const TOP_LEVEL_CANDIDATES: [&str; 5] = ["CLAUDE.md", ".claude.md", "claude.md", "CLAUDE.local.md", ".claude"];
+const CHAIN: [&str; 8] = [
+    "app",
+    "src",
+    "features",
+    "billing",
+    "ui",
+    "components",
+    "forms",
+    "inputs",
+];
+const TOP_LEVEL_CANDIDATES: [&str; 5] = [
+    "CLAUDE.md",
+    ".claude.md",
+    "claude.md",
+    "CLAUDE.local.md",
+    ".claude",
+];
 
 struct Tree {
     _dir: tempfile::TempDir,
@@ -56,8 +71,16 @@ fn build(rules_on_chain: bool) -> Tree {
     fs::write(chain.join("TextField.tsx"), "x").unwrap();
     fs::write(chain.join("NumberField.tsx"), "x").unwrap();
     if rules_on_chain {
-        fs::write(root.join("CLAUDE.md"), "# Root\n\n- Tests with every change.\n").unwrap();
-        fs::write(root.join("app/src/features/billing/CLAUDE.md"), "# Billing\n\n- Money is integer cents.\n").unwrap();
+        fs::write(
+            root.join("CLAUDE.md"),
+            "# Root\n\n- Tests with every change.\n",
+        )
+        .unwrap();
+        fs::write(
+            root.join("app/src/features/billing/CLAUDE.md"),
+            "# Billing\n\n- Money is integer cents.\n",
+        )
+        .unwrap();
         fs::create_dir_all(root.join(".claude/rules")).unwrap();
         fs::write(
             root.join(".claude/rules/ui.md"),

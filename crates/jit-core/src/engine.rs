@@ -104,14 +104,15 @@ pub struct ToolCallDiscovery {
 #[derive(Debug, Default, Clone)]
 pub struct DiscoveryState {
     /// Rule files in the context, by canonical path, with the stamp they were read at.
-    loaded: HashMap<Utf8PathBuf, Stamp>,
+    loaded: HashMap<String, Stamp>,
     /// Directories whose every candidate was resolved, with the stamps that
     /// prove the scan is still current.
-    scanned: HashMap<Utf8PathBuf, ScanRecord>,
-    /// Lexical root-relative directory → where it really is.
-    resolved: HashMap<Utf8PathBuf, Level>,
+    scanned: HashMap<String, ScanRecord>,
+    /// Lexical root-relative directory → where each directory from the root
+    /// down to it really is.
+    chains: HashMap<String, Arc<[ChainLevel]>>,
     /// Parsed rule files, reused while their stamp holds.
-    parsed: HashMap<Utf8PathBuf, (Stamp, Arc<ParsedRule>)>,
+    parsed: HashMap<String, (Stamp, Arc<ParsedRule>)>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -119,6 +120,13 @@ struct ScanRecord {
     /// Every directory probed and every candidate file found, with its stamp
     /// at scan time. A changed stamp means the directory must be scanned again.
     stamps: Vec<(Utf8PathBuf, Stamp)>,
+}
+
+/// One directory of a walk: its lexical root-relative path and where it really is.
+#[derive(Debug, Clone)]
+struct ChainLevel {
+    lex: Utf8PathBuf,
+    level: Level,
 }
 
 /// Where a lexical directory of the walk really is.
@@ -143,7 +151,7 @@ impl DiscoveryState {
             .unwrap_or_else(|| path.to_owned());
         match fs::metadata(&real) {
             Ok(meta) => {
-                self.loaded.insert(real, Stamp::of(&meta));
+                self.loaded.insert(real.into_string(), Stamp::of(&meta));
                 true
             }
             Err(_) => false,
@@ -152,12 +160,12 @@ impl DiscoveryState {
 
     /// Whether `path` (canonical) is in the context.
     pub fn is_loaded(&self, path: &Utf8Path) -> bool {
-        self.loaded.contains_key(path)
+        self.loaded.contains_key(path.as_str())
     }
 
     /// The rule files in the context, canonical paths, sorted.
     pub fn loaded_files(&self) -> Vec<&Utf8Path> {
-        let mut files: Vec<&Utf8Path> = self.loaded.keys().map(|p| p.as_path()).collect();
+        let mut files: Vec<&Utf8Path> = self.loaded.keys().map(Utf8Path::new).collect();
         files.sort();
         files
     }
@@ -172,12 +180,12 @@ impl DiscoveryState {
     /// Forgets one loaded rule (its block left the context), so the next touch
     /// of its directory injects it again.
     pub fn forget(&mut self, path: &Utf8Path) {
-        if self.loaded.remove(path).is_some() {
+        if self.loaded.remove(path.as_str()).is_some() {
             if let Some(dir) = path.parent() {
                 // The directory that held it must be judged again. Rules from
                 // `.claude/rules` belong to an ancestor; forget every record
                 // that stamped this file.
-                self.scanned.remove(dir);
+                self.scanned.remove(dir.as_str());
             }
             self.scanned
                 .retain(|_, record| !record.stamps.iter().any(|(p, _)| p == path));
@@ -330,14 +338,23 @@ impl Engine {
             rel.parent().map(Utf8Path::to_owned).unwrap_or_default()
         };
 
-        let levels = self.resolve_chain(state, &dir_rel);
+        let (levels, stamps) = self.resolve_chain(state, &dir_rel);
         let subject = self.subject(&rel, names_dir, &levels);
 
-        let mut seen_dirs: HashSet<&Utf8Path> = HashSet::new();
-        for (lex, level) in &levels {
+        let mut seen_dirs: Vec<&Utf8Path> = Vec::with_capacity(levels.len());
+        let mut scan = DirScan {
+            engine: self,
+            state,
+            subject: &subject,
+            out: &mut discovery,
+            record: ScanRecord::default(),
+            complete: true,
+            buffer: String::new(),
+        };
+        for (i, ChainLevel { lex, level }) in levels.iter().enumerate() {
             match level {
                 Level::Missing => break,
-                Level::Outside(real) => discovery.skipped.push(SkippedRule {
+                Level::Outside(real) => scan.out.skipped.push(SkippedRule {
                     file: slash(lex),
                     reason: SkipReason::OutsideRoot,
                     detail: format!(
@@ -346,30 +363,17 @@ impl Engine {
                     ),
                 }),
                 Level::Inside(real) => {
-                    if !seen_dirs.insert(real.as_path()) {
+                    if seen_dirs.contains(&real.as_path()) {
                         continue;
                     }
-                    if let Some(record) = state.scanned.get(real)
-                        && record_is_fresh(record)
-                    {
-                        continue;
+                    seen_dirs.push(real.as_path());
+                    if let Some(record) = scan.state.scanned.get(real.as_str()) {
+                        if record_is_fresh(record) {
+                            continue;
+                        }
+                        scan.state.scanned.remove(real.as_str());
                     }
-                    state.scanned.remove(real);
-                    let mut scan = DirScan {
-                        engine: self,
-                        state,
-                        subject: &subject,
-                        out: &mut discovery,
-                        record: ScanRecord::default(),
-                        complete: true,
-                    };
-                    scan.run(real);
-                    let DirScan {
-                        record, complete, ..
-                    } = scan;
-                    if complete {
-                        state.scanned.insert(real.clone(), record);
-                    }
+                    scan.run(real, stamps.get(i).copied().flatten());
                 }
             }
         }
@@ -406,51 +410,63 @@ impl Engine {
     }
 
     /// Resolves each directory from the root down to `dir_rel`, realpath at
-    /// every step. Returns (lexical root-relative dir, level), root first.
+    /// every step. Returns the levels, root first, and for each level resolved
+    /// just now the stamp of the directory (so a scan need not stat it again).
     fn resolve_chain(
         &self,
         state: &mut DiscoveryState,
         dir_rel: &Utf8Path,
-    ) -> Vec<(Utf8PathBuf, Level)> {
+    ) -> (Arc<[ChainLevel]>, Vec<Option<Stamp>>) {
+        if let Some(chain) = state.chains.get(dir_rel.as_str()) {
+            return (Arc::clone(chain), Vec::new());
+        }
         let mut levels = Vec::with_capacity(dir_rel.components().count() + 1);
-        levels.push((Utf8PathBuf::new(), Level::Inside(self.root.clone())));
+        let mut stamps = Vec::with_capacity(levels.capacity());
+        levels.push(ChainLevel {
+            lex: Utf8PathBuf::new(),
+            level: Level::Inside(self.root.clone()),
+        });
+        stamps.push(None);
         let mut lex = Utf8PathBuf::new();
         let mut plain = true; // no symlink so far: real == root.join(lex)
-        let mut stopped = false;
         for component in dir_rel.components() {
             lex.push(component.as_str());
-            if stopped {
+            let (level, still_plain, stamp) = self.resolve_level(&lex, plain);
+            plain = still_plain;
+            let missing = level == Level::Missing;
+            levels.push(ChainLevel {
+                lex: lex.clone(),
+                level,
+            });
+            stamps.push(stamp);
+            if missing {
                 break;
             }
-            let level = match state.resolved.get(&lex) {
-                Some(level) => level.clone(),
-                None => {
-                    let level = self.resolve_level(&lex, plain);
-                    state.resolved.insert(lex.clone(), level.clone());
-                    level
-                }
-            };
-            if let Level::Inside(real) = &level {
-                plain = plain && real.as_path() == self.root.join(&lex);
-            } else {
-                plain = false;
-            }
-            stopped = level == Level::Missing;
-            levels.push((lex.clone(), level));
         }
-        levels
+        let complete = levels.iter().all(|l| l.level != Level::Missing);
+        let chain: Arc<[ChainLevel]> = levels.into();
+        // A directory that does not exist yet may be created later: only
+        // chains that reach their end are remembered.
+        if complete {
+            state.chains.insert(dir_rel.to_string(), Arc::clone(&chain));
+        }
+        (chain, stamps)
     }
 
-    fn resolve_level(&self, lex: &Utf8Path, parent_plain: bool) -> Level {
+    /// Resolves one directory: `lstat` while no symlink was met (the real
+    /// path is the lexical one), `realpath` from the first symlink on.
+    fn resolve_level(&self, lex: &Utf8Path, parent_plain: bool) -> (Level, bool, Option<Stamp>) {
         let path = self.root.join(lex);
         if parent_plain {
             match fs::symlink_metadata(&path) {
-                Ok(meta) if meta.is_dir() => return Level::Inside(path),
+                Ok(meta) if meta.is_dir() => {
+                    return (Level::Inside(path), true, Some(Stamp::of(&meta)));
+                }
                 Ok(meta) if meta.file_type().is_symlink() => {}
-                _ => return Level::Missing,
+                _ => return (Level::Missing, false, None),
             }
         }
-        match fs::canonicalize(&path) {
+        let level = match fs::canonicalize(&path) {
             Ok(real) => match Utf8PathBuf::from_path_buf(real) {
                 Ok(real) if !real.is_dir() => Level::Missing,
                 Ok(real) if relative_to(&real, &self.root).is_some() => Level::Inside(real),
@@ -458,29 +474,34 @@ impl Engine {
                 Err(real) => Level::Outside(real.display().to_string()),
             },
             Err(_) => Level::Missing,
-        }
+        };
+        (level, false, None)
     }
 
     /// The touched path as scope globs see it: root-relative, `/`-separated,
     /// through resolved symlinks, with a trailing `/` for a directory.
-    fn subject(&self, rel: &Utf8Path, names_dir: bool, levels: &[(Utf8PathBuf, Level)]) -> String {
+    fn subject(&self, rel: &Utf8Path, names_dir: bool, levels: &[ChainLevel]) -> String {
         // The deepest level that is inside tells where the path really is.
-        let mut base = Utf8PathBuf::new();
-        let mut base_lex = Utf8PathBuf::new();
-        for (lex, level) in levels {
-            match level {
-                Level::Inside(real) => {
-                    if let Some(r) = relative_to(real, &self.root) {
-                        base = r.to_owned();
-                        base_lex = lex.clone();
-                    }
-                }
-                _ => break,
+        let deepest = levels
+            .iter()
+            .take_while(|l| matches!(l.level, Level::Inside(_)))
+            .last();
+        let mut subject = Utf8PathBuf::new();
+        if let Some(ChainLevel {
+            lex,
+            level: Level::Inside(real),
+        }) = deepest
+        {
+            if let Some(base) = relative_to(real, &self.root) {
+                subject.push(base);
             }
-        }
-        let mut subject = base;
-        if let Ok(rest) = rel.strip_prefix(&base_lex) {
-            subject.push(rest);
+            if let Some(rest) =
+                relative_to(rel, lex).or_else(|| lex.as_str().is_empty().then_some(rel))
+            {
+                subject.push(rest);
+            }
+        } else {
+            subject.push(rel);
         }
         let mut out = slash(&subject);
         if names_dir && !out.is_empty() {
@@ -502,43 +523,91 @@ fn record_is_fresh(record: &ScanRecord) -> bool {
         .all(|(path, stamp)| fs::metadata(path).is_ok_and(|meta| Stamp::of(&meta) == *stamp))
 }
 
-/// One directory's scan: every candidate of every source, decided.
+/// The scans of one discovery: every candidate of every source, decided,
+/// one directory at a time.
 struct DirScan<'a> {
     engine: &'a Engine,
     state: &'a mut DiscoveryState,
     subject: &'a str,
     out: &'a mut Discovery,
+    /// What the current directory's scan looked at.
     record: ScanRecord,
-    /// Every candidate was resolved (no scope miss, no I/O error).
+    /// Every candidate of the current directory was resolved (no scope miss,
+    /// no I/O error).
     complete: bool,
+    /// One path buffer for every probe: most candidates do not exist, and the
+    /// walk's cost is mostly these probes.
+    buffer: String,
+}
+
+/// Candidate parent folders (`.claude`) already probed in this directory.
+#[derive(Default)]
+struct Probed<'n> {
+    entries: [(&'n str, bool); 4],
+    len: usize,
+}
+
+impl<'n> Probed<'n> {
+    fn get(&self, parent: &str) -> Option<bool> {
+        self.entries[..self.len]
+            .iter()
+            .find(|(p, _)| *p == parent)
+            .map(|(_, exists)| *exists)
+    }
+
+    fn put(&mut self, parent: &'n str, exists: bool) {
+        if let Some(slot) = self.entries.get_mut(self.len) {
+            *slot = (parent, exists);
+            self.len += 1;
+        }
+    }
 }
 
 impl DirScan<'_> {
-    fn run(&mut self, dir: &Utf8Path) {
-        match fs::metadata(dir) {
-            Ok(meta) => self.record.stamps.push((dir.to_owned(), Stamp::of(&meta))),
+    /// Scans one directory and records it as scanned when it was complete.
+    fn run(&mut self, dir: &Utf8Path, stamp: Option<Stamp>) {
+        self.record = ScanRecord::default();
+        self.complete = true;
+        self.scan(dir, stamp);
+        if self.complete {
+            let record = std::mem::take(&mut self.record);
+            self.state.scanned.insert(dir.to_string(), record);
+        }
+    }
+
+    fn scan(&mut self, dir: &Utf8Path, stamp: Option<Stamp>) {
+        match stamp
+            .map(Ok)
+            .unwrap_or_else(|| fs::metadata(dir).map(|m| Stamp::of(&m)))
+        {
+            Ok(stamp) => self.record.stamps.push((dir.to_owned(), stamp)),
             Err(_) => self.complete = false,
         }
-        let mut missing_parents: Vec<&str> = Vec::new();
-        let mut present_parents: Vec<&str> = Vec::new();
+        let mut probed = Probed::default();
         for source in self.engine.sources.iter() {
             let source = source.as_ref();
             for name in source.files() {
                 if let Some((parent, _)) = name.rsplit_once('/')
-                    && !self.parent_exists(dir, parent, &mut missing_parents, &mut present_parents)
+                    && !self.parent_exists(dir, parent, &mut probed)
                 {
                     continue;
                 }
-                let candidate = dir.join(name);
-                match fs::symlink_metadata(&candidate) {
-                    Ok(meta) => self.judge(source, &candidate, meta),
+                self.set_buffer(dir, name);
+                match fs::symlink_metadata(&self.buffer) {
+                    Ok(meta) => {
+                        let candidate = Utf8PathBuf::from(self.buffer.as_str());
+                        self.judge(source, &candidate, meta);
+                    }
                     Err(err) if is_absent(&err) => {}
-                    Err(err) => self.unreadable(&candidate, &err),
+                    Err(err) => {
+                        let candidate = Utf8PathBuf::from(self.buffer.as_str());
+                        self.unreadable(&candidate, &err);
+                    }
                 }
             }
             for rule_dir in source.rule_dirs() {
                 if let Some((parent, _)) = rule_dir.path.rsplit_once('/')
-                    && !self.parent_exists(dir, parent, &mut missing_parents, &mut present_parents)
+                    && !self.parent_exists(dir, parent, &mut probed)
                 {
                     continue;
                 }
@@ -563,33 +632,35 @@ impl DirScan<'_> {
         }
     }
 
+    fn set_buffer(&mut self, dir: &Utf8Path, name: &str) {
+        self.buffer.clear();
+        self.buffer.push_str(dir.as_str());
+        self.buffer.push('/');
+        self.buffer.push_str(name);
+    }
+
     /// Probes a candidate's parent folder (`.claude`) once per scan, so a
     /// directory without it costs one probe, not one per candidate inside it.
     fn parent_exists<'n>(
         &mut self,
         dir: &Utf8Path,
         parent: &'n str,
-        missing: &mut Vec<&'n str>,
-        present: &mut Vec<&'n str>,
+        probed: &mut Probed<'n>,
     ) -> bool {
-        if missing.contains(&parent) {
-            return false;
+        if let Some(exists) = probed.get(parent) {
+            return exists;
         }
-        if present.contains(&parent) {
-            return true;
-        }
-        let path = dir.join(parent);
-        match fs::metadata(&path) {
+        self.set_buffer(dir, parent);
+        let exists = match fs::metadata(&self.buffer) {
             Ok(meta) if meta.is_dir() => {
+                let path = Utf8PathBuf::from(self.buffer.as_str());
                 self.record.stamps.push((path, Stamp::of(&meta)));
-                present.push(parent);
                 true
             }
-            _ => {
-                missing.push(parent);
-                false
-            }
-        }
+            _ => false,
+        };
+        probed.put(parent, exists);
+        exists
     }
 
     fn list_rule_dir(
@@ -699,7 +770,7 @@ impl DirScan<'_> {
         }
         let stamp = Stamp::of(&meta);
         self.record.stamps.push((real.clone(), stamp));
-        let previous = self.state.loaded.get(&real).copied();
+        let previous = self.state.loaded.get(real.as_str()).copied();
         if previous == Some(stamp) {
             return self.skip(
                 candidate,
@@ -708,13 +779,13 @@ impl DirScan<'_> {
             );
         }
 
-        let parsed = match self.state.parsed.get(&real) {
+        let parsed = match self.state.parsed.get(real.as_str()) {
             Some((cached, parsed)) if *cached == stamp => Arc::clone(parsed),
             _ => match read_rule(&real, &meta, source, self.engine.max_rule_bytes) {
                 Ok(parsed) => {
                     self.state
                         .parsed
-                        .insert(real.clone(), (stamp, Arc::clone(&parsed)));
+                        .insert(real.to_string(), (stamp, Arc::clone(&parsed)));
                     parsed
                 }
                 Err(Rejection { reason, detail }) => {
@@ -744,7 +815,7 @@ impl DirScan<'_> {
             }
         };
 
-        self.state.loaded.insert(real, stamp);
+        self.state.loaded.insert(real.into_string(), stamp);
         self.out.loaded.push(LoadedRule {
             file: self.engine.display(candidate),
             attribution,

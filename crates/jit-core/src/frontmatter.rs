@@ -266,8 +266,15 @@ fn parse_map(yaml: &str) -> Result<Map<String, Value>, String> {
         Ok(other) => Err(format!(
             "frontmatter must be a mapping of keys to values, found {other}"
         )),
-        Err(err) => Err(err.to_string()),
+        Err(err) => Err(first_line(&err.to_string())),
     }
+}
+
+/// The parser's message without its source snippet: one line, with the
+/// position (`line 1 column 8: alias references unknown anchor`).
+fn first_line(message: &str) -> String {
+    let line = message.lines().next().unwrap_or(message).trim();
+    line.strip_prefix("error: ").unwrap_or(line).to_owned()
 }
 
 /// Strict YAML failed: read each scope key's line (and block-list items under
@@ -367,10 +374,7 @@ fn key_line<'a>(line: &'a str, scope_keys: &[&str]) -> Option<(&'a str, &'a str)
         return None;
     }
     let bare = unquote(key);
-    scope_keys
-        .iter()
-        .any(|k| *k == bare)
-        .then_some((bare, value))
+    scope_keys.contains(&bare).then_some((bare, value))
 }
 
 fn unquote(s: &str) -> &str {

@@ -100,7 +100,12 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         if rows.is_empty() {
             writeln!(out, "  (no rule files on this path's directory chain)")?;
         }
-        let width = |col: usize| rows.iter().map(|r| r[col].chars().count()).max().unwrap_or(0);
+        let width = |col: usize| {
+            rows.iter()
+                .map(|r| r[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        };
         let (w0, w1, w2) = (width(0), width(1), width(2));
         for row in &rows {
             writeln!(

@@ -22,7 +22,15 @@ fn json_has_one_step_per_path_with_the_documented_fields() {
     let dir = demo();
     let (code, out, err) = jit_in(
         Some(dir.path()),
-        &["explain", "--json", "--no-startup", "--root", ".", "src/ui/README.md", "src/ui/Footer.tsx"],
+        &[
+            "explain",
+            "--json",
+            "--no-startup",
+            "--root",
+            ".",
+            "src/ui/README.md",
+            "src/ui/Footer.tsx",
+        ],
     );
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -34,7 +42,12 @@ fn json_has_one_step_per_path_with_the_documented_fields() {
     assert_eq!(steps[0]["loaded"][0]["bytes"], 11);
     assert_eq!(steps[0]["skipped"][0]["file"], "src/ui/CLAUDE.md");
     assert_eq!(steps[0]["skipped"][0]["reason"], "scope_miss");
-    assert!(steps[0]["skipped"][0]["detail"].as_str().unwrap().contains("src/ui/**/*.tsx"));
+    assert!(
+        steps[0]["skipped"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("src/ui/**/*.tsx")
+    );
     assert_eq!(steps[1]["trigger"], "src/ui/Footer.tsx");
     assert_eq!(steps[1]["loaded"][0]["file"], "src/ui/CLAUDE.md");
     assert_eq!(steps[1]["loaded"][0]["attribution"], "path_glob_match");
@@ -46,7 +59,14 @@ fn absolute_paths_and_outside_paths() {
     let dir = demo();
     let root = dir.path().to_str().unwrap();
     let footer = dir.path().join("src/ui/Footer.tsx");
-    let (code, out, err) = jit(&["explain", "--json", "--root", root, footer.to_str().unwrap(), "/"]);
+    let (code, out, err) = jit(&[
+        "explain",
+        "--json",
+        "--root",
+        root,
+        footer.to_str().unwrap(),
+        "/",
+    ]);
     assert_eq!(code, 0, "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["steps"][0]["trigger"], "src/ui/Footer.tsx");
@@ -58,7 +78,13 @@ fn human_output_is_a_table_per_step() {
     let dir = demo();
     let (code, out, err) = jit_in(
         Some(dir.path()),
-        &["explain", "--root", ".", "src/ui/README.md", "src/ui/Footer.tsx"],
+        &[
+            "explain",
+            "--root",
+            ".",
+            "src/ui/README.md",
+            "src/ui/Footer.tsx",
+        ],
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("step 1: src/ui/README.md"), "{out}");
