@@ -1,4 +1,216 @@
-//! Benchmark placeholder; the measured cases arrive with the capability they measure.
+//! Startup signal collection through gix against spawning `git status --porcelain -z -uall`, on a 20,000-file repository.
+//!
+//! Run with `cargo bench -p jit-git --bench signals`. The repository is
+//! generated once per run in a temporary directory: 2,000 directories holding
+//! 20,000 committed files, then a few files modified and a few untracked ones
+//! added (one in a brand-new directory). Both sides read only the
+//! repository's own configuration.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark fixture that cannot be built should fail loudly"
+)]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use divan::Bencher;
+use jit_git::{GitChanges, startup_signals};
+
 fn main() {
+    let fixture = fixture();
+    let signals = startup_signals(&fixture.root, &fixture.root, &source());
+    let git = git_status(&fixture.root);
+    eprintln!(
+        "fixture: {} ({} files in {} directories); gix lists {} changed paths, git prints {} bytes",
+        fixture.root,
+        FILES,
+        DIRECTORIES,
+        signals.signals.len(),
+        git.len()
+    );
     divan::main();
+    // divan reports each side on its own; the ratio is what matters, so it
+    // is also measured with the two sides interleaved, which spreads the
+    // noise of a busy machine evenly over both.
+    let quick = std::env::args().any(|arg| arg == "--test" || arg == "--list");
+    if !quick {
+        interleaved_ratio(&fixture.root, 30);
+    }
+}
+
+fn interleaved_ratio(root: &Utf8Path, runs: usize) {
+    let source = source();
+    let mut ours = Vec::with_capacity(runs);
+    let mut theirs = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        divan::black_box(startup_signals(root, root, &source));
+        ours.push(start.elapsed());
+        let start = Instant::now();
+        divan::black_box(git_status(root));
+        theirs.push(start.elapsed());
+    }
+    ours.sort();
+    theirs.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let (our_median, git_median) = (ours[runs / 2], theirs[runs / 2]);
+    eprintln!(
+        "interleaved, {runs} runs each: gix median {:.2} ms (fastest {:.2}), git median {:.2} ms (fastest {:.2}); ratio gix/git {:.2} (median), {:.2} (fastest)",
+        ms(our_median),
+        ms(ours[0]),
+        ms(git_median),
+        ms(theirs[0]),
+        ms(our_median) / ms(git_median),
+        ms(ours[0]) / ms(theirs[0]),
+    );
+}
+
+const TOP_DIRECTORIES: usize = 40;
+const SUBDIRECTORIES: usize = 49;
+/// 40 top-level directories, each with 49 subdirectories.
+const DIRECTORIES: usize = TOP_DIRECTORIES * (1 + SUBDIRECTORIES);
+/// Ten files in each directory.
+const FILES: usize = DIRECTORIES * 10;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    _home: tempfile::TempDir,
+    root: Utf8PathBuf,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(build_fixture)
+}
+
+fn source() -> GitChanges {
+    GitChanges::new().repository_config_only()
+}
+
+fn git(root: &Utf8Path, args: &[&str]) -> Vec<u8> {
+    let output = git_command(root, args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+fn git_command(root: &Utf8Path, args: &[&str]) -> Command {
+    let home = &fixture_home();
+    let mut command = Command::new("git");
+    command
+        .args(args)
+        .current_dir(root)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+    command
+}
+
+/// A `HOME` for the spawned `git`, so the real one is never read.
+fn fixture_home() -> std::path::PathBuf {
+    static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
+    HOME.get_or_init(|| tempfile::tempdir().unwrap())
+        .path()
+        .to_owned()
+}
+
+/// What the article's collector runs, spawned the same way.
+fn git_status(root: &Utf8Path) -> Vec<u8> {
+    git(
+        root,
+        &[
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "-z",
+            "-uall",
+        ],
+    )
+}
+
+fn write(root: &Path, path: &str, content: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+fn build_fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["config", "user.name", "Bench"]);
+    git(&root, &["config", "user.email", "bench@example.invalid"]);
+    git(&root, &["config", "commit.gpgsign", "false"]);
+    for top in 0..TOP_DIRECTORIES {
+        let top_dir = format!("pkg{top:02}");
+        for file in 0..10 {
+            write(
+                root.as_std_path(),
+                &format!("{top_dir}/mod{file}.rs"),
+                &format!("// {top_dir} {file}\npub fn f() {{}}\n"),
+            );
+        }
+        for sub in 0..SUBDIRECTORIES {
+            for file in 0..10 {
+                write(
+                    root.as_std_path(),
+                    &format!("{top_dir}/sub{sub:02}/file{file}.ts"),
+                    &format!("export const v = {top}_{sub}_{file};\n"),
+                );
+            }
+        }
+    }
+    // Files written in the same second as the index are "racily clean" and
+    // would be re-read on every status, by git and gix alike; real worktrees
+    // are older than their index.
+    std::thread::sleep(Duration::from_millis(1100));
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-q", "-m", "fixture"]);
+    for path in [
+        "pkg00/mod0.rs",
+        "pkg07/sub03/file1.ts",
+        "pkg19/sub48/file9.ts",
+        "pkg33/sub20/file5.ts",
+    ] {
+        write(root.as_std_path(), path, "// changed\n");
+    }
+    std::fs::remove_file(root.join("pkg25/sub11/file2.ts")).unwrap();
+    write(root.as_std_path(), "pkg02/sub02/new.ts", "new\n");
+    write(root.as_std_path(), "pkg39/notes.md", "new\n");
+    write(root.as_std_path(), "tools/gen/run.py", "new\n");
+    write(root.as_std_path(), "tools/gen/lib/util.py", "new\n");
+    // Let the one optional index write happen now rather than inside a
+    // measured run.
+    git(&root, &["status", "--porcelain"]);
+    Fixture {
+        _dir: dir,
+        _home: tempfile::tempdir().unwrap(),
+        root,
+    }
+}
+
+/// The startup signals at the repository root, through gix.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn gix_startup_signals(bencher: Bencher) {
+    let root = &fixture().root;
+    let source = source();
+    bencher.bench(|| startup_signals(root, root, &source));
+}
+
+/// Spawning `git --no-optional-locks status --porcelain -z -uall` and waiting for it.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn git_cli_status(bencher: Bencher) {
+    let root = &fixture().root;
+    bencher.bench(|| git_status(root));
 }

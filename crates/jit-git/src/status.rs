@@ -192,6 +192,10 @@ fn changed_paths(repo: &gix::Repository, root: &Path) -> Result<Changed, Error> 
         );
         Error::with_source(ErrorKind::Git, message, err)
     };
+    let index = repo.index_or_empty().map_err(git_error)?;
+    let head_tree = repo.head_tree_id_or_empty().map_err(git_error)?.detach();
+    let nothing_staged = index_matches_tree(&index, head_tree);
+
     let status = repo
         .status(gix::progress::Discard)
         .map_err(git_error)?
@@ -205,34 +209,64 @@ fn changed_paths(repo: &gix::Repository, root: &Path) -> Result<Changed, Error> 
         .dirwalk_options(|options| options.emit_ignored(None).emit_empty_directories(false));
 
     let mut changed = Changed::default();
-    let mut iter = status.into_iter(None).map_err(git_error)?;
-    for item in iter.by_ref() {
-        let item = item.map_err(git_error)?;
-        match item {
-            gix::status::Item::TreeIndex(change) => {
-                let (location, source) = change_locations(&change);
-                changed.paths.insert(location.to_owned());
-                if let Some(source) = source {
-                    changed.paths.insert(source.to_owned());
+    let outcome = if nothing_staged {
+        let mut iter = status
+            .into_index_worktree_iter(Vec::new())
+            .map_err(git_error)?;
+        for item in iter.by_ref() {
+            changed.add_worktree_item(item.map_err(git_error)?);
+        }
+        iter.outcome_mut().map(|outcome| dirwalk_errors(outcome))
+    } else {
+        let mut iter = status.into_iter(None).map_err(git_error)?;
+        for item in iter.by_ref() {
+            match item.map_err(git_error)? {
+                gix::status::Item::TreeIndex(change) => {
+                    let (location, source) = change_locations(&change);
+                    changed.paths.insert(location.to_owned());
+                    if let Some(source) = source {
+                        changed.paths.insert(source.to_owned());
+                    }
                 }
+                gix::status::Item::IndexWorktree(item) => changed.add_worktree_item(item),
             }
-            gix::status::Item::IndexWorktree(item) => changed.add_worktree_item(item),
         }
-    }
-    if let Some(outcome) = iter.outcome_mut() {
-        let errors = outcome
-            .index_worktree
-            .dirwalk
-            .as_ref()
-            .map_or(0, |dirwalk| dirwalk.read_dir_errors);
-        if errors > 0 {
-            changed.diagnostics.push(format!(
-                "{errors} directories under {} could not be read; untracked files in them are not listed",
-                root.display()
-            ));
-        }
+        iter.outcome_mut().map(|outcome| dirwalk_errors(outcome))
+    };
+    let errors = outcome.unwrap_or(0);
+    if errors > 0 {
+        changed.diagnostics.push(format!(
+            "{errors} directories under {} could not be read; untracked files in them are not listed",
+            root.display()
+        ));
     }
     Ok(changed)
+}
+
+/// Whether the index's cached tree (the `TREE` extension git keeps up to
+/// date) says the index holds exactly `tree`, so that nothing is staged.
+///
+/// `git status` uses the same cache to skip comparing unchanged trees with
+/// the index. Without it, `HEAD^{tree}` would be read and expanded into a
+/// second index on every call, which costs several milliseconds on a large
+/// repository. Any doubt (no cache, an invalidated root, an entry count
+/// that does not add up) means a full comparison.
+fn index_matches_tree(index: &gix::index::State, tree: gix::ObjectId) -> bool {
+    index.tree().is_some_and(|cache| {
+        cache.id == tree
+            && cache.num_entries.is_some_and(|count| {
+                usize::try_from(count).is_ok_and(|count| count == index.entries().len())
+            })
+    })
+}
+
+/// How many directories the untracked-file walk could not read.
+fn dirwalk_errors(outcome: &gix::status::Outcome) -> u32 {
+    outcome
+        .index_worktree
+        .dirwalk
+        .as_ref()
+        .map_or(0, |dirwalk| dirwalk.read_dir_errors)
 }
 
 /// The path of a staged change, and the old path of a staged rename or copy.

@@ -189,6 +189,18 @@ fn staged_additions_modifications_and_deletions_are_listed() {
 }
 
 #[test]
+fn soft_reset_lists_what_the_index_holds_beyond_head() {
+    // The index keeps a valid cached tree, but it is no longer HEAD's tree:
+    // the staged difference must still be found.
+    let repo = Repo::with_commit(&["a.rs", "b.rs"]);
+    repo.write("a.rs", "second\n");
+    repo.write("c.rs", "added\n");
+    repo.commit_all("second");
+    repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    check(&repo, &["a.rs", "c.rs"]);
+}
+
+#[test]
 fn staged_rename_lists_both_paths() {
     let repo = Repo::with_commit(&["src/old_name.rs", "other.rs"]);
     repo.git(&["mv", "src/old_name.rs", "src/new_name.rs"]);
