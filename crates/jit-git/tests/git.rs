@@ -250,6 +250,74 @@ fn names_with_spaces_and_non_ascii_are_kept_verbatim() {
 }
 
 #[test]
+fn names_with_tabs_and_newlines_are_kept_verbatim() {
+    let repo = Repo::with_commit(&["README.md"]);
+    repo.write("tab\there.txt", "x\n");
+    repo.write("new\nline.txt", "x\n");
+    check(&repo, &["new\nline.txt", "tab\there.txt"]);
+}
+
+#[test]
+fn info_exclude_and_nested_gitignore_files_are_honoured() {
+    let repo = Repo::with_commit(&["README.md", "sub/keep.rs"]);
+    repo.write(".git/info/exclude", "*.tmp\n");
+    repo.write("sub/.gitignore", "generated/\n!important.tmp\n");
+    repo.write("a.tmp", "x\n");
+    repo.write("sub/important.tmp", "x\n");
+    repo.write("sub/generated/out.rs", "x\n");
+    repo.write("generated/top.rs", "only ignored inside sub\n");
+    check(
+        &repo,
+        &["generated/top.rs", "sub/.gitignore", "sub/important.tmp"],
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn mode_and_type_changes_are_listed() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::with_commit(&["script.sh", "becomes_link.txt", "target.txt"]);
+    let script = repo.root().join("script.sh");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    repo.remove("becomes_link.txt");
+    std::os::unix::fs::symlink("target.txt", repo.root().join("becomes_link.txt")).unwrap();
+    std::os::unix::fs::symlink("sub", repo.root().join("dir_link")).unwrap();
+    check(&repo, &["becomes_link.txt", "dir_link", "script.sh"]);
+}
+
+#[test]
+fn assume_unchanged_and_skip_worktree_files_are_not_listed() {
+    let repo = Repo::with_commit(&["assumed.rs", "skipped.rs", "normal.rs"]);
+    repo.git(&["update-index", "--assume-unchanged", "assumed.rs"]);
+    repo.git(&["update-index", "--skip-worktree", "skipped.rs"]);
+    repo.write("assumed.rs", "changed\n");
+    repo.write("skipped.rs", "changed\n");
+    repo.write("normal.rs", "changed\n");
+    check(&repo, &["normal.rs"]);
+}
+
+#[test]
+fn submodule_changes_are_listed_as_the_submodule_path() {
+    let library = Repo::with_commit(&["lib.rs"]);
+    let repo = Repo::with_commit(&["README.md"]);
+    let url = library.root().to_str().unwrap();
+    repo.git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        url,
+        "vendor/library",
+    ]);
+    repo.commit_all("add the submodule");
+    check(&repo, &[]);
+    // A modified file inside the submodule makes the submodule dirty.
+    repo.write("vendor/library/lib.rs", "changed\n");
+    check(&repo, &["vendor/library"]);
+}
+
+#[test]
 fn repository_without_commits_lists_staged_and_untracked_files() {
     let repo = Repo::new();
     repo.write("staged.rs", "x\n");
