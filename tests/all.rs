@@ -6,4 +6,5 @@
 )]
 
 mod engine;
+mod startup;
 mod tools;

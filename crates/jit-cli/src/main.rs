@@ -27,6 +27,8 @@ enum Command {
     Imports(cmd::imports::Args),
     /// Which paths a tool call touches, from the tool's registered reporter.
     Paths(cmd::paths::Args),
+    /// Run the startup load: the rules a session gets before any tool runs.
+    Startup(cmd::startup::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Command::Bash(args) => cmd::bash::run(args),
         Command::Imports(args) => cmd::imports::run(args),
         Command::Paths(args) => cmd::paths::run(args),
+        Command::Startup(args) => cmd::startup::run(args),
     };
     match result {
         Ok(code) => code,

@@ -15,7 +15,7 @@ use crate::paths::{normalize, relative_to, slash};
 use crate::registry::{Registry, SkippedInput};
 use crate::rule::{
     Attribution, LoadKind, LoadedRule, ParsedRule, Rejection, RuleScope, SkipReason, SkippedRule,
-    Stamp, read_rule,
+    Stamp, Tier, read_rule,
 };
 use crate::scope::{ScopeMatcher, TouchedPathMatcher};
 use crate::source::{ClaudeSource, RuleSource};
@@ -124,14 +124,14 @@ struct ScanRecord {
 
 /// One directory of a walk: its lexical root-relative path and where it really is.
 #[derive(Debug, Clone)]
-struct ChainLevel {
-    lex: Utf8PathBuf,
-    level: Level,
+pub(crate) struct ChainLevel {
+    pub(crate) lex: Utf8PathBuf,
+    pub(crate) level: Level,
 }
 
 /// Where a lexical directory of the walk really is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Level {
+pub(crate) enum Level {
     /// Inside the root, at this canonical path.
     Inside(Utf8PathBuf),
     /// Resolves outside the root (to this path).
@@ -342,15 +342,8 @@ impl Engine {
         let subject = self.subject(&rel, names_dir, &levels);
 
         let mut seen_dirs: Vec<&Utf8Path> = Vec::with_capacity(levels.len());
-        let mut scan = DirScan {
-            engine: self,
-            state,
-            subject: &subject,
-            out: &mut discovery,
-            record: ScanRecord::default(),
-            complete: true,
-            buffer: String::new(),
-        };
+        let matcher = TouchedPathMatcher::new(&subject);
+        let mut scan = DirScan::new(self, state, &matcher, &mut discovery);
         for (i, ChainLevel { lex, level }) in levels.iter().enumerate() {
             match level {
                 Level::Missing => break,
@@ -383,7 +376,7 @@ impl Engine {
 
     /// The root-relative form of an absolute, normalised path, if it is
     /// inside the root (lexically, or once its existing part is resolved).
-    fn locate(&self, abs: &Utf8Path) -> Option<Utf8PathBuf> {
+    pub(crate) fn locate(&self, abs: &Utf8Path) -> Option<Utf8PathBuf> {
         if let Some(rel) = relative_to(abs, &self.root) {
             return Some(rel.to_owned());
         }
@@ -412,7 +405,7 @@ impl Engine {
     /// Resolves each directory from the root down to `dir_rel`, realpath at
     /// every step. Returns the levels, root first, and for each level resolved
     /// just now the stamp of the directory (so a scan need not stat it again).
-    fn resolve_chain(
+    pub(crate) fn resolve_chain(
         &self,
         state: &mut DiscoveryState,
         dir_rel: &Utf8Path,
@@ -525,11 +518,19 @@ fn record_is_fresh(record: &ScanRecord) -> bool {
 
 /// The scans of one discovery: every candidate of every source, decided,
 /// one directory at a time.
-struct DirScan<'a> {
+pub(crate) struct DirScan<'a> {
     engine: &'a Engine,
-    state: &'a mut DiscoveryState,
-    subject: &'a str,
-    out: &'a mut Discovery,
+    pub(crate) state: &'a mut DiscoveryState,
+    /// Decides scoped rules: the touched path (JIT) or the signals (startup).
+    matcher: &'a dyn ScopeMatcher,
+    /// Rule files and folders must really be inside this directory (the
+    /// project root, or the user's `~/.claude`).
+    pub(crate) boundary: &'a Utf8Path,
+    /// Startup attributes every load to `session_start`.
+    pub(crate) startup: bool,
+    /// The tier loaded rules are reported with.
+    pub(crate) tier: Option<Tier>,
+    pub(crate) out: &'a mut Discovery,
     /// What the current directory's scan looked at.
     record: ScanRecord,
     /// Every candidate of the current directory was resolved (no scope miss,
@@ -563,9 +564,29 @@ impl<'n> Probed<'n> {
     }
 }
 
-impl DirScan<'_> {
+impl<'a> DirScan<'a> {
+    pub(crate) fn new(
+        engine: &'a Engine,
+        state: &'a mut DiscoveryState,
+        matcher: &'a dyn ScopeMatcher,
+        out: &'a mut Discovery,
+    ) -> Self {
+        DirScan {
+            engine,
+            state,
+            matcher,
+            boundary: &engine.root,
+            startup: false,
+            tier: None,
+            out,
+            record: ScanRecord::default(),
+            complete: true,
+            buffer: String::new(),
+        }
+    }
+
     /// Scans one directory and records it as scanned when it was complete.
-    fn run(&mut self, dir: &Utf8Path, stamp: Option<Stamp>) {
+    pub(crate) fn run(&mut self, dir: &Utf8Path, stamp: Option<Stamp>) {
         self.record = ScanRecord::default();
         self.complete = true;
         self.scan(dir, stamp);
@@ -663,7 +684,7 @@ impl DirScan<'_> {
         exists
     }
 
-    fn list_rule_dir(
+    pub(crate) fn list_rule_dir(
         &mut self,
         folder: &Utf8Path,
         suffix: &str,
@@ -683,7 +704,7 @@ impl DirScan<'_> {
                 "the folder's real path is not UTF-8",
             );
         };
-        if relative_to(&real, &self.engine.root).is_none() {
+        if relative_to(&real, self.boundary).is_none() {
             return self.skip(
                 folder,
                 SkipReason::OutsideRoot,
@@ -736,7 +757,12 @@ impl DirScan<'_> {
     }
 
     /// Decides one candidate file.
-    fn judge(&mut self, source: &dyn RuleSource, candidate: &Utf8Path, meta: fs::Metadata) {
+    pub(crate) fn judge(
+        &mut self,
+        source: &dyn RuleSource,
+        candidate: &Utf8Path,
+        meta: fs::Metadata,
+    ) {
         let (real, meta) = if meta.file_type().is_symlink() {
             let real = match fs::canonicalize(candidate) {
                 Ok(real) => real,
@@ -749,7 +775,7 @@ impl DirScan<'_> {
                     "the link target's path is not UTF-8",
                 );
             };
-            if relative_to(&real, &self.engine.root).is_none() {
+            if relative_to(&real, self.boundary).is_none() {
                 return self.skip(
                     candidate,
                     SkipReason::OutsideRoot,
@@ -795,12 +821,13 @@ impl DirScan<'_> {
         };
 
         let (attribution, scope, detail) = match &parsed.scope {
+            RuleScope::Always if self.startup => (Attribution::SessionStart, None, None),
             RuleScope::Always => (Attribution::NestedTraversal, None, None),
             RuleScope::Manual(why) => {
                 return self.skip(candidate, SkipReason::ManualOnly, why);
             }
             RuleScope::Paths(compiled) => {
-                let decision = TouchedPathMatcher::new(self.subject).decide(compiled);
+                let decision = self.matcher.decide(compiled);
                 if !decision.matched {
                     // Not for this file, maybe for the next one here: the
                     // directory must stay unscanned.
@@ -808,7 +835,11 @@ impl DirScan<'_> {
                     return self.skip(candidate, SkipReason::ScopeMiss, &decision.detail);
                 }
                 (
-                    Attribution::PathGlobMatch,
+                    if self.startup {
+                        Attribution::SessionStart
+                    } else {
+                        Attribution::PathGlobMatch
+                    },
                     Some(compiled.patterns().to_vec()),
                     Some(decision.detail),
                 )
@@ -829,6 +860,13 @@ impl DirScan<'_> {
             scope,
             detail,
             included_by: None,
+            tier: self.tier.map(|tier| {
+                if tier == Tier::Project && candidate.as_str().ends_with(".local.md") {
+                    Tier::Local
+                } else {
+                    tier
+                }
+            }),
             warnings: parsed.warnings.clone(),
             content: parsed.body.clone(),
         });

@@ -13,6 +13,7 @@ mod rule;
 mod scope;
 mod signals;
 mod source;
+mod startup;
 
 pub use audit::{AuditProblem, AuditReport, audit};
 pub use engine::{DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, ToolCallDiscovery};
@@ -22,10 +23,11 @@ pub use registry::{
     AffectedPaths, Registry, ReporterRegistration, SkippedInput, ToolRegistration, TouchedPaths,
     TouchesNothing,
 };
-pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule};
+pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
 pub use scope::{CompiledScope, ScopeDecision, ScopeMatcher, SignalMatcher, TouchedPathMatcher};
 pub use signals::{ChangeSet, ChangeSource};
 pub use source::{ClaudeSource, RuleDir, RuleSource, ScopeSpec};
+pub use startup::{StartupOptions, StartupReport, default_managed_path};
 
 /// Re-exported so plug-in crates can `jit_core::inventory::submit!` without
 /// naming the dependency themselves.

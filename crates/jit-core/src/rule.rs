@@ -39,6 +39,21 @@ impl Attribution {
     }
 }
 
+/// Where a rule file comes from, in load order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Tier {
+    /// Machine-wide rules an administrator manages (`/etc/claude-code/CLAUDE.md`).
+    Managed,
+    /// The user's own rules (`~/.claude/CLAUDE.md`, `~/.claude/rules/`).
+    User,
+    /// Rules checked into the project.
+    Project,
+    /// The user's private project rules (`CLAUDE.local.md`).
+    Local,
+}
+
 /// Why a candidate rule file was not injected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -114,6 +129,9 @@ pub struct LoadedRule {
     /// For an import, the rule file that included it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub included_by: Option<String>,
+    /// Where the rule comes from (set by the startup load).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
     /// Problems a user should fix (recovered frontmatter, empty scope, failed imports).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,

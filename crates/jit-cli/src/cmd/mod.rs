@@ -4,3 +4,4 @@ pub mod bash;
 pub mod explain;
 pub mod imports;
 pub mod paths;
+pub mod startup;

@@ -9,6 +9,7 @@ mod bash;
 mod explain;
 mod imports;
 mod paths;
+mod startup;
 
 /// Runs the built `jit` binary with `args` and returns (exit code, stdout, stderr).
 pub fn jit(args: &[&str]) -> (i32, String, String) {

@@ -1,0 +1,292 @@
+//! The startup load: managed, user and project rules that must be there before any tool runs.
+
+use std::fs;
+use std::sync::Arc;
+use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::Serialize;
+
+use crate::engine::{DirScan, Discovery, DiscoveryState, Engine, Level};
+use crate::paths::normalize;
+use crate::rule::{LoadedRule, SkippedRule, Tier};
+use crate::scope::SignalMatcher;
+use crate::signals::ChangeSource;
+
+/// The managed (administrator) rule file of this platform, if it has one.
+pub fn default_managed_path() -> Option<Utf8PathBuf> {
+    if cfg!(target_os = "macos") {
+        Some(Utf8PathBuf::from(
+            "/Library/Application Support/ClaudeCode/CLAUDE.md",
+        ))
+    } else if cfg!(target_os = "linux") {
+        Some(Utf8PathBuf::from("/etc/claude-code/CLAUDE.md"))
+    } else {
+        None
+    }
+}
+
+/// Where a session starts, and where its signals come from.
+///
+/// ```
+/// use jit_core::StartupOptions;
+/// let options = StartupOptions::new("/work/proj/src/ui").with_home(Some("/home/me".into()));
+/// assert_eq!(options.cwd, "/work/proj/src/ui");
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct StartupOptions {
+    /// The session's working directory (absolute, or relative to the root).
+    pub cwd: Utf8PathBuf,
+    /// The home directory whose `.claude/` holds user rules; `None` skips the
+    /// user tier.
+    pub home: Option<Utf8PathBuf>,
+    /// The managed rule file; `None` skips the managed tier. Defaults to
+    /// [`default_managed_path`].
+    pub managed: Option<Utf8PathBuf>,
+    /// Where changed files come from (git, through `jit-git`); `None` means
+    /// the cwd marker is the only signal.
+    pub changes: Option<Arc<dyn ChangeSource>>,
+}
+
+impl std::fmt::Debug for StartupOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StartupOptions")
+            .field("cwd", &self.cwd)
+            .field("home", &self.home)
+            .field("managed", &self.managed)
+            .field("changes", &self.changes.as_ref().map(|_| "<change source>"))
+            .finish()
+    }
+}
+
+impl StartupOptions {
+    /// Options for a session in `cwd`, with the platform's managed file, no
+    /// home directory and no change source.
+    pub fn new(cwd: impl Into<Utf8PathBuf>) -> Self {
+        StartupOptions {
+            cwd: cwd.into(),
+            home: None,
+            managed: default_managed_path(),
+            changes: None,
+        }
+    }
+
+    /// Sets the home directory (`$HOME`) for user rules.
+    pub fn with_home(mut self, home: Option<Utf8PathBuf>) -> Self {
+        self.home = home;
+        self
+    }
+
+    /// Sets the managed rule file.
+    pub fn with_managed(mut self, managed: Option<Utf8PathBuf>) -> Self {
+        self.managed = managed;
+        self
+    }
+
+    /// Sets the change source.
+    pub fn with_changes(mut self, changes: Arc<dyn ChangeSource>) -> Self {
+        self.changes = Some(changes);
+        self
+    }
+}
+
+/// What the startup load brought in, and why the rest stayed out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StartupReport {
+    /// The scope signals: the cwd marker (`src/ui/`, none at the root) and
+    /// the changed files inside the cwd subtree.
+    pub signals: Vec<String>,
+    /// Rules loaded, in load order: managed, user, then the project from the
+    /// root down to the cwd.
+    pub loaded: Vec<LoadedRule>,
+    /// Candidates not loaded, with reasons (`scope_miss` details name the signals).
+    pub skipped: Vec<SkippedRule>,
+    /// Things a user may want to know (for example why git gave no signals).
+    pub diagnostics: Vec<String>,
+    /// Wall time in microseconds.
+    pub elapsed_us: u64,
+}
+
+impl Engine {
+    /// Runs the startup load into `state`: everything it loads counts as in
+    /// the context, so JIT discovery never injects it twice, and rules whose
+    /// scope no signal matches stay for JIT to find.
+    ///
+    /// ```
+    /// use jit_core::{DiscoveryState, Engine, StartupOptions};
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+    /// std::fs::write(dir.path().join("CLAUDE.md"), "root\n")?;
+    /// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "---\npaths: src/ui/**\n---\nui\n")?;
+    /// let engine = Engine::new(dir.path())?;
+    ///
+    /// let mut state = DiscoveryState::default();
+    /// let options = StartupOptions::new(engine.root().join("src/ui")).with_managed(None);
+    /// let report = engine.startup(&mut state, &options);
+    /// assert_eq!(report.signals, ["src/ui/"]);
+    /// assert_eq!(report.loaded.len(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn startup(&self, state: &mut DiscoveryState, options: &StartupOptions) -> StartupReport {
+        let started = Instant::now();
+        let mut report = StartupReport::default();
+
+        let cwd = if options.cwd.is_absolute() {
+            normalize(&options.cwd)
+        } else {
+            normalize(&self.root().join(&options.cwd))
+        };
+        let cwd_rel = self.locate(&cwd);
+        match &cwd_rel {
+            Some(rel) => report.signals = self.signals(rel, options, &mut report.diagnostics),
+            None => report.diagnostics.push(format!(
+                "the working directory {cwd} is outside the project root {}: only the root's rules load, with no scope signals",
+                self.root()
+            )),
+        }
+        let cwd_rel = cwd_rel.unwrap_or_default();
+
+        let signals = report.signals.clone();
+        let matcher = SignalMatcher::new(&signals);
+        let mut out = Discovery::default();
+
+        // Managed, then user: outside the project, each bounded by its own folder.
+        if let Some(managed) = &options.managed
+            && let Ok(meta) = fs::symlink_metadata(managed)
+            && let Some(boundary) = managed.parent().and_then(canonical)
+            && let Some(source) = self.sources().first()
+        {
+            let mut scan = DirScan::new(self, state, &matcher, &mut out);
+            scan.boundary = &boundary;
+            scan.startup = true;
+            scan.tier = Some(Tier::Managed);
+            scan.judge(source.as_ref(), managed, meta);
+        }
+        // `~/.claude` is often a link into a dotfiles repository: its real
+        // location is the boundary.
+        if let Some(user) = options
+            .home
+            .as_ref()
+            .and_then(|home| canonical(&home.join(".claude")))
+        {
+            let mut scan = DirScan::new(self, state, &matcher, &mut out);
+            scan.boundary = &user;
+            scan.startup = true;
+            scan.tier = Some(Tier::User);
+            for source in self.sources() {
+                let source = source.as_ref();
+                let file = user.join("CLAUDE.md");
+                if source.files().contains(&".claude/CLAUDE.md")
+                    && let Ok(meta) = fs::symlink_metadata(&file)
+                {
+                    scan.judge(source, &file, meta);
+                }
+                for rule_dir in source.rule_dirs() {
+                    let Some(rest) = rule_dir.path.strip_prefix(".claude/") else {
+                        continue;
+                    };
+                    let mut files = Vec::new();
+                    let mut visited = std::collections::HashSet::new();
+                    scan.list_rule_dir(
+                        &user.join(rest),
+                        rule_dir.suffix,
+                        rule_dir.recursive,
+                        &mut files,
+                        &mut visited,
+                    );
+                    files.sort();
+                    for file in files {
+                        if let Ok(meta) = fs::symlink_metadata(&file) {
+                            scan.judge(source, &file, meta);
+                        }
+                    }
+                }
+            }
+        }
+
+        // The project: each directory from the root down to the cwd.
+        let (levels, stamps) = self.resolve_chain(state, &cwd_rel);
+        let mut scan = DirScan::new(self, state, &matcher, &mut out);
+        scan.startup = true;
+        scan.tier = Some(Tier::Project);
+        for (i, level) in levels.iter().enumerate() {
+            match &level.level {
+                Level::Inside(real) => scan.run(real, stamps.get(i).copied().flatten()),
+                Level::Outside(real) => scan.out.skipped.push(SkippedRule {
+                    file: level.lex.to_string(),
+                    reason: crate::SkipReason::OutsideRoot,
+                    detail: format!("this directory resolves to {real}, outside the project root"),
+                }),
+                Level::Missing => break,
+            }
+        }
+
+        report.loaded = out.loaded;
+        report.skipped = out.skipped;
+        report.elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        report
+    }
+
+    /// The cwd marker plus the changed files inside the cwd subtree; on a
+    /// change-source failure, the marker only, with the reason recorded.
+    fn signals(
+        &self,
+        cwd_rel: &Utf8Path,
+        options: &StartupOptions,
+        diagnostics: &mut Vec<String>,
+    ) -> Vec<String> {
+        let mut signals = Vec::new();
+        let marker = crate::paths::slash(cwd_rel);
+        if !marker.is_empty() {
+            signals.push(format!("{marker}/"));
+        }
+        let Some(source) = &options.changes else {
+            return signals;
+        };
+        match source.changed_files(self.root()) {
+            Ok(changes) => {
+                let mut files: Vec<String> = changes
+                    .files
+                    .iter()
+                    .map(|f| crate::paths::slash(f))
+                    .filter(|f| in_subtree(f, &marker))
+                    .collect();
+                files.sort();
+                files.dedup();
+                signals.extend(files);
+                diagnostics.extend(changes.diagnostics);
+            }
+            Err(err) => diagnostics.push(format!(
+                "changed files unavailable, so the cwd marker is the only signal: {err}"
+            )),
+        }
+        signals
+    }
+}
+
+fn canonical(path: &Utf8Path) -> Option<Utf8PathBuf> {
+    Utf8PathBuf::from_path_buf(fs::canonicalize(path).ok()?).ok()
+}
+
+/// Whether root-relative `file` is inside the `dir` subtree (segment-wise;
+/// the root, `""`, holds everything).
+pub(crate) fn in_subtree(file: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || file
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_subtree;
+
+    #[test]
+    fn subtree_is_by_segment() {
+        assert!(in_subtree("src/ui/a.ts", "src/ui"));
+        assert!(in_subtree("src/ui/a.ts", ""));
+        assert!(!in_subtree("src/ui-old/a.ts", "src/ui"));
+        assert!(!in_subtree("docs/a.md", "src/ui"));
+    }
+}

@@ -1,0 +1,240 @@
+//! The startup load on real git fixtures: signals, tiers, order, and hand-off to JIT.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use camino::Utf8PathBuf;
+use jit_core::{Attribution, DiscoveryState, Engine, SkipReason, StartupOptions, StartupReport};
+use pretty_assertions::assert_eq;
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+fn write(root: &Path, rel: &str, content: &str) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, content).unwrap();
+}
+
+/// A committed repo with an unconditional root rule and a `src/ui/**` rule.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "CLAUDE.md", "root\n");
+    write(
+        root,
+        ".claude/rules/ui.md",
+        "---\npaths: [\"src/ui/**\"]\n---\nui rules\n",
+    );
+    write(root, "src/ui/Badge.tsx", "badge\n");
+    write(root, "docs/index.md", "docs\n");
+    git(root, &["init", "-q"]);
+    git(root, &["config", "user.email", "t@example.com"]);
+    git(root, &["config", "user.name", "t"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "init"]);
+    dir
+}
+
+fn startup(root: &Path, cwd: &str, home: Option<&Path>) -> (Engine, DiscoveryState, StartupReport) {
+    let engine = Engine::new(root).unwrap();
+    let mut state = DiscoveryState::default();
+    let options = StartupOptions::new(Utf8PathBuf::from(cwd))
+        .with_managed(None)
+        .with_home(home.map(|h| Utf8PathBuf::from_path_buf(h.to_path_buf()).unwrap()))
+        .with_changes(Arc::new(
+            jit_git::GitChanges::new().repository_config_only(),
+        ));
+    let report = engine.startup(&mut state, &options);
+    (engine, state, report)
+}
+
+fn loaded(report: &StartupReport) -> Vec<&str> {
+    report.loaded.iter().map(|l| l.file.as_str()).collect()
+}
+
+#[track_caller]
+fn check_row(dirty: bool, cwd: &str, signals: &[&str], injects_ui: bool) {
+    let dir = repo();
+    if dirty {
+        write(dir.path(), "src/ui/Badge.tsx", "badge, changed\n");
+    }
+    let (_, _, report) = startup(dir.path(), cwd, None);
+    assert_eq!(report.signals, signals, "cwd {cwd}, dirty {dirty}");
+    assert_eq!(
+        loaded(&report).contains(&".claude/rules/ui.md"),
+        injects_ui,
+        "cwd {cwd}, dirty {dirty}: {report:#?}"
+    );
+    assert!(loaded(&report).contains(&"CLAUDE.md"));
+}
+
+#[test]
+fn the_four_rows_of_the_design_table() {
+    check_row(false, "", &[], false);
+    check_row(true, "", &["src/ui/Badge.tsx"], true);
+    check_row(false, "src/ui", &["src/ui/"], true);
+    check_row(false, "docs", &["docs/"], false);
+}
+
+#[test]
+fn scope_miss_names_the_signals_and_leaves_the_rule_for_jit() {
+    let dir = repo();
+    let (engine, mut state, report) = startup(dir.path(), "docs", None);
+    let miss = report
+        .skipped
+        .iter()
+        .find(|s| s.file == ".claude/rules/ui.md")
+        .unwrap();
+    assert_eq!(miss.reason, SkipReason::ScopeMiss);
+    assert!(miss.detail.contains("docs/"), "{}", miss.detail);
+    // JIT finds it on the first touch of src/ui, and never injects the root twice.
+    let found = engine.discover(&mut state, "src/ui/Badge.tsx".into(), engine.root());
+    let files: Vec<&str> = found.loaded.iter().map(|l| l.file.as_str()).collect();
+    assert_eq!(files, [".claude/rules/ui.md"]);
+    assert!(
+        found
+            .skipped
+            .iter()
+            .any(|s| s.file == "CLAUDE.md" && s.reason == SkipReason::AlreadyLoaded)
+    );
+}
+
+#[test]
+fn untracked_file_in_a_new_directory_matches_an_extension_scope() {
+    // Needs `-uall`: a collapsed `scripts/` entry would never match `**/*.py`.
+    let dir = repo();
+    write(
+        dir.path(),
+        ".claude/rules/py.md",
+        "---\npaths: \"**/*.py\"\n---\npy\n",
+    );
+    git(dir.path(), &["add", ".claude/rules/py.md"]);
+    git(dir.path(), &["commit", "-qm", "py rule"]);
+    write(dir.path(), "scripts/new/gen.py", "print()\n");
+    let (_, _, report) = startup(dir.path(), "", None);
+    assert_eq!(report.signals, ["scripts/new/gen.py"]);
+    assert!(
+        loaded(&report).contains(&".claude/rules/py.md"),
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn a_dirty_ui_file_does_not_count_from_docs() {
+    let dir = repo();
+    write(dir.path(), "src/ui/Badge.tsx", "changed\n");
+    let (_, _, report) = startup(dir.path(), "docs", None);
+    assert_eq!(report.signals, ["docs/"]);
+    assert!(!loaded(&report).contains(&".claude/rules/ui.md"));
+}
+
+#[test]
+fn not_a_repository_falls_back_to_the_cwd_marker_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".claude/rules/ui.md",
+        "---\npaths: [\"src/ui/**\"]\n---\nui\n",
+    );
+    write(
+        dir.path(),
+        ".claude/rules/all.md",
+        "---\npaths: [\"**\"]\n---\nall\n",
+    );
+    fs::create_dir_all(dir.path().join("docs")).unwrap();
+    let (_, _, report) = startup(dir.path(), "docs", None);
+    assert_eq!(report.signals, ["docs/"]);
+    assert!(
+        !report.diagnostics.is_empty(),
+        "the git failure must be recorded"
+    );
+    // `**` matches the marker; `src/ui/**` does not: never "match everything".
+    assert_eq!(loaded(&report), [".claude/rules/all.md"]);
+}
+
+#[test]
+fn tiers_load_in_order_and_user_rules_with_paths_work_like_project_ones() {
+    let dir = repo();
+    let home = tempfile::tempdir().unwrap();
+    write(home.path(), ".claude/CLAUDE.md", "me\n");
+    write(
+        home.path(),
+        ".claude/rules/ui.md",
+        "---\npaths: src/ui/**\n---\nmy ui\n",
+    );
+    write(
+        home.path(),
+        ".claude/rules/py.md",
+        "---\npaths: \"**/*.py\"\n---\nmy py\n",
+    );
+    let managed = tempfile::tempdir().unwrap();
+    write(managed.path(), "CLAUDE.md", "managed\n");
+    write(dir.path(), "src/CLAUDE.md", "src\n");
+    write(dir.path(), "src/CLAUDE.local.md", "mine\n");
+    write(dir.path(), "src/ui/CLAUDE.md", "ui dir\n");
+
+    let engine = Engine::new(dir.path()).unwrap();
+    let managed_file = Utf8PathBuf::from_path_buf(managed.path().join("CLAUDE.md")).unwrap();
+    let options = StartupOptions::new(Utf8PathBuf::from("src/ui"))
+        .with_managed(Some(managed_file.clone()))
+        .with_home(Some(
+            Utf8PathBuf::from_path_buf(home.path().to_path_buf()).unwrap(),
+        ));
+    let report = engine.startup(&mut DiscoveryState::default(), &options);
+    let real_home = Utf8PathBuf::from_path_buf(fs::canonicalize(home.path()).unwrap()).unwrap();
+    let summary: Vec<(String, String)> = report
+        .loaded
+        .iter()
+        .map(|l| (l.file.clone(), format!("{:?}", l.tier.unwrap())))
+        .collect();
+    let expected: Vec<(String, String)> = [
+        (managed_file.to_string(), "Managed"),
+        (real_home.join(".claude/CLAUDE.md").to_string(), "User"),
+        (real_home.join(".claude/rules/ui.md").to_string(), "User"),
+        ("CLAUDE.md".to_owned(), "Project"),
+        (".claude/rules/ui.md".to_owned(), "Project"),
+        ("src/CLAUDE.md".to_owned(), "Project"),
+        ("src/CLAUDE.local.md".to_owned(), "Local"),
+        ("src/ui/CLAUDE.md".to_owned(), "Project"),
+    ]
+    .into_iter()
+    .map(|(f, t)| (f, t.to_owned()))
+    .collect();
+    assert_eq!(summary, expected);
+    assert!(
+        report
+            .loaded
+            .iter()
+            .all(|l| l.attribution == Attribution::SessionStart)
+    );
+    let py = report
+        .skipped
+        .iter()
+        .find(|s| s.file.ends_with("rules/py.md"))
+        .unwrap();
+    assert_eq!(py.reason, SkipReason::ScopeMiss);
+}
+
+#[test]
+fn startup_json_reports_tier_and_attribution() {
+    let dir = repo();
+    let (_, _, report) = startup(dir.path(), "src/ui", None);
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["signals"], serde_json::json!(["src/ui/"]));
+    assert_eq!(json["loaded"][0]["file"], "CLAUDE.md");
+    assert_eq!(json["loaded"][0]["tier"], "project");
+    assert_eq!(json["loaded"][0]["attribution"], "session_start");
+    assert!(json["skipped"].is_array() && json["diagnostics"].is_array());
+}
