@@ -760,3 +760,56 @@ fn invalid_root_is_an_error_naming_it() {
     assert_eq!(err.kind(), ErrorKind::InvalidRoot);
     assert!(err.to_string().contains("/definitely/not/here"));
 }
+
+#[test]
+fn imports_are_expanded_and_reported_as_includes() {
+    let fixture = Fixture::new(&[
+        (
+            "src/CLAUDE.md",
+            "见 @NOTE.md，然后继续 @docs/style.md。@gone.md\n",
+        ),
+        ("src/NOTE.md", "note body\n"),
+        ("src/docs/style.md", "style body, see @../NOTE.md\n"),
+    ]);
+    fs::write(fixture.base.join("outside.md"), "OUTSIDE_SECRET\n").unwrap();
+    fixture.write("lib/CLAUDE.md", b"see @../../outside.md\n");
+    let steps = check_fixture(
+        &fixture,
+        &["src/a.ts", "lib/a.ts"],
+        "1 src/a.ts\n  + src/CLAUDE.md nested_traversal\n  + src/NOTE.md include\n  + src/docs/style.md include\n\
+         2 lib/a.ts\n  + lib/CLAUDE.md nested_traversal\n",
+    );
+    let rule = &steps[0].loaded[0];
+    assert!(rule.content.contains("note body") && rule.content.contains("style body"));
+    assert_eq!(
+        rule.content.matches("note body").count(),
+        1,
+        "a file imported twice is included once"
+    );
+    assert_eq!(
+        steps[0].loaded[1].included_by.as_deref(),
+        Some("src/CLAUDE.md")
+    );
+    assert_eq!(
+        steps[0].loaded[2].included_by.as_deref(),
+        Some("src/CLAUDE.md")
+    );
+    assert!(
+        rule.warnings.iter().any(|w| w.contains("gone.md")),
+        "{:?}",
+        rule.warnings
+    );
+    let total: usize = steps[0].loaded.iter().map(|l| l.bytes).sum();
+    assert_eq!(
+        total,
+        rule.content.len(),
+        "bytes add up to what is injected"
+    );
+    let lib = &steps[1].loaded[0];
+    assert!(!lib.content.contains("OUTSIDE_SECRET"));
+    assert!(
+        lib.warnings.iter().any(|w| w.contains("outside")),
+        "{:?}",
+        lib.warnings
+    );
+}

@@ -54,6 +54,7 @@ pub struct Engine {
     given_root: Utf8PathBuf,
     sources: Vec<Box<dyn RuleSource>>,
     max_rule_bytes: u64,
+    import_policy: jit_imports::Policy,
 }
 
 /// What one touched path brought in, and every candidate that stayed out.
@@ -221,6 +222,7 @@ impl Engine {
             given_root,
             sources: vec![Box::new(ClaudeSource)],
             max_rule_bytes: DEFAULT_MAX_RULE_BYTES,
+            import_policy: jit_imports::Policy::default(),
         })
     }
 
@@ -239,6 +241,14 @@ impl Engine {
     /// Sets the cap on one rule file's size (default [`DEFAULT_MAX_RULE_BYTES`]).
     pub fn with_max_rule_bytes(mut self, max: u64) -> Self {
         self.max_rule_bytes = max;
+        self
+    }
+
+    /// Sets how `@imports` in rule files are expanded (depth, size cap,
+    /// whether paths outside the project are allowed). User-level rules may
+    /// always import from the home directory.
+    pub fn with_import_policy(mut self, policy: jit_imports::Policy) -> Self {
+        self.import_policy = policy;
         self
     }
 
@@ -846,11 +856,72 @@ impl<'a> DirScan<'a> {
             }
         };
 
+        let tier = self.tier.map(|tier| {
+            if tier == Tier::Project && candidate.as_str().ends_with(".local.md") {
+                Tier::Local
+            } else {
+                tier
+            }
+        });
+        let file = self.engine.display(candidate);
+        let mut warnings = parsed.warnings.clone();
+        let mut content = parsed.body.clone();
+        let mut includes = Vec::new();
+        // Imports are expanded at load time (not cached with the parse), so an
+        // imported file edited since is read as it is now.
+        if content.contains('@') {
+            let policy = if tier == Some(Tier::User) {
+                self.engine
+                    .import_policy
+                    .clone()
+                    .with_allow_home(true)
+                    .with_home_dir(self.boundary.parent().map(|h| h.as_std_path().to_owned()))
+            } else {
+                self.engine.import_policy.clone()
+            };
+            let expansion = jit_imports::expand(
+                real.as_std_path(),
+                &content,
+                self.boundary.as_std_path(),
+                &policy,
+            );
+            warnings.extend(expansion.diagnostics.iter().map(ToString::to_string));
+            for record in expansion.included() {
+                let Some(resolved) = record
+                    .resolved
+                    .as_ref()
+                    .and_then(|p| Utf8PathBuf::from_path_buf(p.clone()).ok())
+                else {
+                    continue;
+                };
+                let from = Utf8PathBuf::from_path_buf(record.from.clone())
+                    .map(|p| self.engine.display(&p))
+                    .unwrap_or_else(|p| p.display().to_string());
+                includes.push(LoadedRule {
+                    file: self.engine.display(&resolved),
+                    attribution: Attribution::Include,
+                    bytes: record.bytes,
+                    decision: LoadKind::Loaded,
+                    source: source.name().to_owned(),
+                    scope: None,
+                    detail: Some(format!("imported by `@{}` in {from}", record.target)),
+                    included_by: Some(from),
+                    tier,
+                    warnings: Vec::new(),
+                    content: String::new(),
+                });
+            }
+            content = expansion.expanded;
+        }
+        // The including rule's block carries the imported text; its own
+        // `bytes` leave out what the `include` entries count, so the bytes of
+        // one discovery add up to what was injected.
+        let included_bytes: usize = includes.iter().map(|i| i.bytes).sum();
         self.state.loaded.insert(real.into_string(), stamp);
         self.out.loaded.push(LoadedRule {
-            file: self.engine.display(candidate),
+            file,
             attribution,
-            bytes: parsed.body.len(),
+            bytes: content.len().saturating_sub(included_bytes),
             decision: if previous.is_some() {
                 LoadKind::Replaced
             } else {
@@ -860,16 +931,11 @@ impl<'a> DirScan<'a> {
             scope,
             detail,
             included_by: None,
-            tier: self.tier.map(|tier| {
-                if tier == Tier::Project && candidate.as_str().ends_with(".local.md") {
-                    Tier::Local
-                } else {
-                    tier
-                }
-            }),
-            warnings: parsed.warnings.clone(),
-            content: parsed.body.clone(),
+            tier,
+            warnings,
+            content,
         });
+        self.out.loaded.extend(includes);
     }
 
     fn skip(&mut self, candidate: &Utf8Path, reason: SkipReason, detail: &str) {
