@@ -94,13 +94,25 @@ impl Repo {
 
     /// Every path `git status --porcelain -z -uall` prints, sorted, as bytes.
     fn porcelain_paths(&self) -> Vec<Vec<u8>> {
-        let out = self.git(&[
-            "--no-optional-locks",
-            "status",
-            "--porcelain",
-            "-z",
-            "-uall",
-        ]);
+        self.porcelain_paths_in("")
+    }
+
+    /// Like [`Repo::porcelain_paths`], with git run in the subdirectory `sub`
+    /// (porcelain paths stay relative to the worktree root that git finds).
+    fn porcelain_paths_in(&self, sub: &str) -> Vec<Vec<u8>> {
+        let output = self
+            .git_command(&[
+                "--no-optional-locks",
+                "status",
+                "--porcelain",
+                "-z",
+                "-uall",
+            ])
+            .current_dir(self.root().join(sub))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git status failed in {sub:?}");
+        let out = output.stdout;
         let mut fields = out.split(|&b| b == 0).filter(|f| !f.is_empty());
         let mut paths = Vec::new();
         while let Some(record) = fields.next() {
@@ -315,6 +327,30 @@ fn submodule_changes_are_listed_as_the_submodule_path() {
     // A modified file inside the submodule makes the submodule dirty.
     repo.write("vendor/library/lib.rs", "changed\n");
     check(&repo, &["vendor/library"]);
+}
+
+#[test]
+fn linked_worktree_lists_its_own_changes() {
+    let repo = Repo::with_commit(&["a.rs", "b.rs"]);
+    repo.git(&["worktree", "add", "-q", "-b", "feature", "linked"]);
+    repo.write("linked/a.rs", "changed in the linked worktree\n");
+    repo.write("linked/new.rs", "x\n");
+    repo.write("b.rs", "changed in the main worktree\n");
+
+    // The main worktree sees the linked one as a nested repository.
+    check(&repo, &["b.rs", "linked/"]);
+
+    let git: Vec<String> = repo
+        .porcelain_paths_in("linked")
+        .into_iter()
+        .map(|path| String::from_utf8(path).unwrap())
+        .collect();
+    assert_eq!(git, ["a.rs", "new.rs"]);
+    let ours = repo.changes("linked");
+    assert_eq!(
+        ours.files,
+        [Utf8PathBuf::from("a.rs"), Utf8PathBuf::from("new.rs")]
+    );
 }
 
 #[test]
