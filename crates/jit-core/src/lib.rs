@@ -1,6 +1,44 @@
 //! Put the right project rules into an AI coding agent's context at the right moment.
 //!
-//! Work in progress: the discovery engine arrives with its own change.
+//! Rules that must always hold are loaded at session start
+//! ([`Engine::startup`]); rules that belong to a directory or a `paths:` scope
+//! are injected just in time, when a tool call touches a matching file
+//! ([`Engine::discover`], [`Engine::discover_tool_call`]). Every candidate gets
+//! a decision: loaded with an [`Attribution`], or skipped with a
+//! [`SkipReason`] and a detail a user can act on.
+//!
+//! ```
+//! use jit_core::{Attribution, DiscoveryState, Engine, SkipReason};
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::create_dir_all(dir.path().join("src/ui"))?;
+//! std::fs::write(dir.path().join("CLAUDE.md"), "Every change comes with a test.\n")?;
+//! std::fs::write(
+//!     dir.path().join("src/ui/CLAUDE.md"),
+//!     "---\npaths: [\"src/ui/**/*.tsx\"]\n---\nNo colour emoji in components.\n",
+//! )?;
+//!
+//! let engine = Engine::new(dir.path())?;
+//! let mut state = DiscoveryState::default();
+//!
+//! // The README does not match the component rule's scope...
+//! let readme = engine.discover(&mut state, "src/ui/README.md".into(), engine.root());
+//! assert_eq!(readme.loaded[0].attribution, Attribution::NestedTraversal);
+//! assert_eq!(readme.skipped[0].reason, SkipReason::ScopeMiss);
+//!
+//! // ...and that skip does not hide the rule from the next file there.
+//! let footer = engine.discover(&mut state, "src/ui/Footer.tsx".into(), engine.root());
+//! assert_eq!(footer.loaded[0].file, "src/ui/CLAUDE.md");
+//! assert_eq!(footer.loaded[0].attribution, Attribution::PathGlobMatch);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! What this crate deliberately does not do: guess touched paths from field
+//! names (tools report them through [`AffectedPaths`]), evict loaded rules,
+//! watch files (a changed rule is re-read on the next touch of its
+//! directory), or read anything outside the project root and the user's
+//! `~/.claude`. Git and shell parsing live in plug-in crates (`jit-git`,
+//! `jit-bash`), behind traits declared here.
 #![deny(missing_docs)]
 
 mod audit;
