@@ -44,28 +44,43 @@
 mod audit;
 mod engine;
 mod error;
+mod events;
 mod frontmatter;
+mod manifest;
 mod paths;
+mod prompt;
 mod registry;
 mod rule;
 mod scope;
+mod session;
 mod signals;
 mod source;
 mod startup;
+mod stats;
 
 pub use audit::{AuditProblem, AuditReport, audit};
 pub use engine::{DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, ToolCallDiscovery};
 pub use error::{Error, ErrorKind};
+pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind};
 pub use frontmatter::{Frontmatter, Patterns};
+pub use manifest::{
+    BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
+    ManifestEntry,
+};
+pub use prompt::{CACHE_BOUNDARY, PromptBlock, SystemPrompt};
 pub use registry::{
     AffectedPaths, Registry, ReporterRegistration, SkippedInput, ToolRegistration, TouchedPaths,
     TouchesNothing,
 };
 pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
 pub use scope::{CompiledScope, ScopeDecision, ScopeMatcher, SignalMatcher, TouchedPathMatcher};
+pub use session::{
+    Channel, DEFAULT_BUDGET_BYTES, DEFAULT_JIT_CONTEXT, Injection, Session, SessionConfig, ToolCall,
+};
 pub use signals::{ChangeSet, ChangeSource};
 pub use source::{ClaudeSource, RuleDir, RuleSource, ScopeSpec};
 pub use startup::{StartupOptions, StartupReport, default_managed_path};
+pub use stats::{DebtRow, FileStats, Percentiles, Stats, StatsOptions};
 
 /// Re-exported so plug-in crates can `jit_core::inventory::submit!` without
 /// naming the dependency themselves.

@@ -77,6 +77,9 @@ pub enum SkipReason {
     Binary,
     /// The convention says this rule is only attached by hand.
     ManualOnly,
+    /// The rule does not fit the session's byte budget for rule blocks: only
+    /// a summary (its headings and a note on what was cut) was injected.
+    TooLargeForBudget,
 }
 
 impl SkipReason {
@@ -92,6 +95,7 @@ impl SkipReason {
             SkipReason::TooLarge => "too_large",
             SkipReason::Binary => "binary",
             SkipReason::ManualOnly => "manual_only",
+            SkipReason::TooLargeForBudget => "too_large_for_budget",
         }
     }
 }

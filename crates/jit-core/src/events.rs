@@ -1,0 +1,190 @@
+//! Telemetry: one JSON Lines event per discovery (hit or not), and the writer that never fails a tool call.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::{Deserialize, Serialize};
+
+/// The version of the event schema written in every event's `schema` field.
+///
+/// Readers skip lines of another version instead of guessing their meaning.
+pub const EVENT_SCHEMA: u32 = 1;
+
+/// What an event records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// The startup load of a session.
+    Startup,
+    /// One touched path's JIT discovery.
+    Discovery,
+}
+
+/// One line of the event log.
+///
+/// Every discovery writes one, hit or not: a log of hits only has no
+/// denominator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Always [`EVENT_SCHEMA`] when written by this version.
+    pub schema: u32,
+    /// `startup` or `discovery`.
+    pub kind: EventKind,
+    /// Wall-clock time, RFC 3339 in UTC with milliseconds.
+    pub ts: String,
+    /// The session's id.
+    pub session: String,
+    /// `main` or `subagent`.
+    pub channel: String,
+    /// The sub-agent's id, on the `subagent` channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<String>,
+    /// The session step: 0 for startup, then one per tool call or batch.
+    pub step: u64,
+    /// The tool whose call triggered the discovery (none at startup or for
+    /// a path touched directly).
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Every path the tool call touched.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// The path this discovery walked from (`.` for startup).
+    pub trigger: String,
+    /// Every candidate rule file and what was decided for it.
+    pub candidates: Vec<Candidate>,
+    /// Whether any block (full text or budget summary) was injected.
+    pub hit: bool,
+    /// Bytes injected by this discovery.
+    pub bytes_injected: u64,
+    /// Bytes of rule text resident in the prompt after it.
+    pub resident_bytes: u64,
+    /// Resident rule files whose directory this trigger is in (or that
+    /// arrived with it): the manifest's "last relevant" signal.
+    #[serde(default)]
+    pub relevant: Vec<String>,
+    /// Blocks that left the prompt at this step, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<Departure>,
+    /// Wall time of the discovery in microseconds.
+    pub elapsed_us: u64,
+}
+
+/// One candidate rule file of a discovery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// The rule file, root-relative inside the project, absolute outside.
+    pub file: String,
+    /// `loaded`, `replaced`, `too_large_for_budget` or `skipped`.
+    pub decision: String,
+    /// For anything not loaded in full: the snake_case reason
+    /// (`scope_miss`, `already_loaded`, `too_large_for_budget`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Why it was injected (`session_start`, `nested_traversal`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<String>,
+    /// Bytes injected for it.
+    #[serde(default)]
+    pub bytes: u64,
+    /// The source hash of the injected text (hex FNV-1a 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+}
+
+/// A block leaving the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Departure {
+    /// The rule file.
+    pub file: String,
+    /// `replaced_by_newer_read`, `compacted` or `budget`.
+    pub reason: String,
+}
+
+/// Appends events to a JSON Lines file. Failures become warnings, never errors.
+#[derive(Debug, Clone)]
+pub(crate) struct EventWriter {
+    path: Option<Utf8PathBuf>,
+}
+
+impl EventWriter {
+    pub(crate) fn new(path: Option<&Utf8Path>) -> Self {
+        EventWriter {
+            path: path.map(Utf8Path::to_owned),
+        }
+    }
+
+    /// Writes one line. The file is opened in append mode for each event, so
+    /// sessions sharing a log (a parent and its sub-agents) interleave whole
+    /// lines, and an unwritable log costs one failed open, not a stuck handle.
+    pub(crate) fn write(&self, event: &Event) -> Result<(), String> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        let mut line = serde_json::to_string(event)
+            .map_err(|e| format!("cannot encode an event for {path}: {e}"))?;
+        line.push('\n');
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut file| file.write_all(line.as_bytes()))
+            .map_err(|e| format!("cannot write the event log {path}: {e}; events are not recorded"))
+    }
+}
+
+/// The current time as RFC 3339 UTC with milliseconds (`2026-08-08T09:30:00.123Z`).
+pub(crate) fn now_rfc3339() -> String {
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    rfc3339(since.as_millis())
+}
+
+/// Formats unix milliseconds as RFC 3339 UTC.
+pub(crate) fn rfc3339(millis: u128) -> String {
+    let secs = u64::try_from(millis / 1000).unwrap_or(u64::MAX);
+    let ms = millis % 1000;
+    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to (year, month, day), after Howard Hinnant's
+/// `civil_from_days`.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    (
+        y,
+        u32::try_from(m).unwrap_or(0),
+        u32::try_from(d).unwrap_or(0),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_of_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(rfc3339(1_786_188_645_007), "2026-08-08T11:30:45.007Z");
+    }
+}

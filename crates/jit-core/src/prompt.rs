@@ -1,0 +1,290 @@
+//! The system-prompt holder: static text, a cache boundary, dynamic text, then rule blocks its one setter keeps.
+
+use std::fmt::Write as _;
+
+/// The default cache boundary marker: static text before it, dynamic text after.
+///
+/// A harness whose prompt already has its own marker passes it to
+/// [`SystemPrompt::with_boundary`].
+pub const CACHE_BOUNDARY: &str = "<!-- jit:cache-boundary -->";
+
+const BEGIN: &str = "<!-- jit:rule file=\"";
+const END: &str = "<!-- /jit:rule file=\"";
+const CLOSE: &str = "\" -->";
+
+/// One rule block in the dynamic region of the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptBlock {
+    /// The rule file, as discovery shows it (root-relative or absolute).
+    pub file: String,
+    /// The injected text (the rule's body, or its summary under a budget).
+    pub content: String,
+}
+
+impl PromptBlock {
+    /// The block as it appears in the prompt, between markers that name its file.
+    pub fn render(&self) -> String {
+        let name = escape(&self.file);
+        let mut out = String::with_capacity(self.content.len() + 2 * name.len() + 48);
+        let _ = write!(out, "{BEGIN}{name}{CLOSE}\n{}", self.content);
+        if !self.content.ends_with('\n') {
+            out.push('\n');
+        }
+        let _ = write!(out, "{END}{name}{CLOSE}");
+        out
+    }
+}
+
+/// A system prompt whose rule blocks survive every rebuild.
+///
+/// The prompt is split by a cache boundary marker: what comes before it is
+/// static (cacheable), what comes after is dynamic. Rule blocks always go
+/// after the boundary, so an injection never breaks the cached prefix.
+///
+/// [`SystemPrompt::set`] is the only way to replace the text, and it keeps
+/// the invariant itself: whatever the caller passes (a rebuild after a model
+/// switch, a language switch, a reload, a compaction), every rule block the
+/// holder owns is present exactly once, after the boundary, in its current
+/// version. Callers never need to know rule blocks exist.
+///
+/// ```
+/// use jit_core::{CACHE_BOUNDARY, SystemPrompt};
+/// let mut prompt = SystemPrompt::new();
+/// prompt.set(format!("You are helpful.\n{CACHE_BOUNDARY}\nToday is Monday."));
+/// assert_eq!(prompt.blocks().len(), 0);
+/// assert!(prompt.text().starts_with("You are helpful."));
+/// ```
+#[derive(Debug, Clone)]
+pub struct SystemPrompt {
+    boundary: String,
+    text: String,
+    blocks: Vec<PromptBlock>,
+}
+
+impl Default for SystemPrompt {
+    fn default() -> Self {
+        SystemPrompt::new()
+    }
+}
+
+impl SystemPrompt {
+    /// An empty prompt with the default [`CACHE_BOUNDARY`].
+    pub fn new() -> Self {
+        SystemPrompt::with_boundary(CACHE_BOUNDARY)
+    }
+
+    /// An empty prompt whose cache boundary is `marker`.
+    pub fn with_boundary(marker: impl Into<String>) -> Self {
+        let boundary = marker.into();
+        let text = boundary.clone();
+        SystemPrompt {
+            boundary,
+            text,
+            blocks: Vec::new(),
+        }
+    }
+
+    /// Replaces the prompt text, then re-appends every rule block that is
+    /// missing from it. Idempotent: `set(text())` changes nothing.
+    ///
+    /// Rule blocks found in `prompt` (copied from an earlier [`text`]) are
+    /// dropped first and the current ones appended after the boundary, so a
+    /// stale version of a block never survives next to the new one. A prompt
+    /// without the boundary marker gets it appended before the blocks.
+    ///
+    /// [`text`]: SystemPrompt::text
+    pub fn set(&mut self, prompt: impl Into<String>) {
+        let mut base = strip_blocks(&prompt.into());
+        let trimmed = base.trim_end().len();
+        base.truncate(trimmed);
+        if !base.contains(&self.boundary) {
+            if !base.is_empty() {
+                base.push_str("\n\n");
+            }
+            base.push_str(&self.boundary);
+        }
+        for block in &self.blocks {
+            base.push_str("\n\n");
+            base.push_str(&block.render());
+        }
+        self.text = base;
+    }
+
+    /// The full prompt: the caller's text, then the rule blocks.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The cache boundary marker.
+    pub fn boundary(&self) -> &str {
+        &self.boundary
+    }
+
+    /// Byte offset of the cache boundary in [`SystemPrompt::text`].
+    pub fn boundary_position(&self) -> Option<usize> {
+        self.text.find(&self.boundary)
+    }
+
+    /// Byte offset of the block of `file` in [`SystemPrompt::text`].
+    pub fn block_position(&self, file: &str) -> Option<usize> {
+        self.text.find(&begin_marker(file))
+    }
+
+    /// The rule blocks, in the order they were injected.
+    pub fn blocks(&self) -> &[PromptBlock] {
+        &self.blocks
+    }
+
+    /// Bytes of rule text held (block contents, markers excluded).
+    pub fn block_bytes(&self) -> usize {
+        self.blocks.iter().map(|b| b.content.len()).sum()
+    }
+
+    /// Adds the block of `file`, or replaces its older version in place of
+    /// appending a second one.
+    pub(crate) fn upsert(&mut self, file: &str, content: String) {
+        let block = PromptBlock {
+            file: file.to_owned(),
+            content,
+        };
+        self.blocks.retain(|b| b.file != file);
+        self.blocks.push(block);
+        let text = std::mem::take(&mut self.text);
+        self.set(text);
+    }
+
+    /// Removes the block of `file`; returns whether there was one.
+    pub(crate) fn remove(&mut self, file: &str) -> bool {
+        let before = self.blocks.len();
+        self.blocks.retain(|b| b.file != file);
+        let removed = self.blocks.len() != before;
+        if removed {
+            let text = std::mem::take(&mut self.text);
+            self.set(text);
+        }
+        removed
+    }
+}
+
+/// Markers name the file; quotes, angle brackets, `%` and line breaks are
+/// percent-encoded so a file name can never end a marker early.
+fn escape(file: &str) -> String {
+    let mut out = String::with_capacity(file.len());
+    for c in file.chars() {
+        match c {
+            '%' | '"' | '<' | '>' | '\n' | '\r' => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    let _ = write!(out, "%{b:02X}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn begin_marker(file: &str) -> String {
+    format!("{BEGIN}{}{CLOSE}", escape(file))
+}
+
+/// Removes every rule block (begin marker through the end marker that names
+/// the same file) from `text`. A block whose end marker was cut off (a
+/// truncated prompt) is removed to the end of the text.
+fn strip_blocks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(BEGIN) {
+        let before = rest[..start].trim_end_matches([' ', '\n', '\r', '\t']);
+        out.push_str(before);
+        let after_begin = &rest[start + BEGIN.len()..];
+        // Names are escaped, so a real marker's name never spans lines.
+        let name_end = after_begin
+            .find(CLOSE)
+            .filter(|&end| !after_begin[..end].contains('\n'));
+        let Some(name_end) = name_end else {
+            if after_begin.contains('\n') {
+                // Not one of our markers after all: keep it as text.
+                out.push_str(&rest[before.len()..start + BEGIN.len()]);
+                rest = after_begin;
+                continue;
+            }
+            // A marker cut off at the end of a truncated prompt.
+            rest = "";
+            break;
+        };
+        let name = &after_begin[..name_end];
+        let end = format!("{END}{name}{CLOSE}");
+        match after_begin.find(&end) {
+            Some(at) => rest = &after_begin[at + end.len()..],
+            None => rest = "",
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The headings of a Markdown text (ATX `#` lines outside fenced code), for
+/// a rule that does not fit the budget.
+pub(crate) fn headings(text: &str) -> Vec<&str> {
+    let mut fence: Option<&str> = None;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let marker = if trimmed.starts_with("```") {
+            Some("```")
+        } else if trimmed.starts_with("~~~") {
+            Some("~~~")
+        } else {
+            None
+        };
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(open), Some(m)) if open == m => fence = None,
+            (Some(_), _) => {}
+            (None, None) => {
+                let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
+                if (1..=6).contains(&hashes)
+                    && trimmed[hashes..].starts_with([' ', '\t'])
+                    && line.len() - trimmed.len() < 4
+                {
+                    out.push(line.trim_end());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_cannot_end_a_marker() {
+        assert_eq!(escape("a\" -->b%"), "a%22 --%3Eb%25");
+    }
+
+    #[test]
+    fn strip_removes_only_marked_regions() {
+        let block = PromptBlock {
+            file: "a/CLAUDE.md".into(),
+            content: "x".into(),
+        };
+        let text = format!("head\n\n{}\n\ntail", block.render());
+        assert_eq!(strip_blocks(&text), "head\n\ntail");
+        for at in [30, 40, block.render().len() - 3] {
+            let cut = format!("head\n\n{}", &block.render()[..at]);
+            assert_eq!(strip_blocks(&cut), "head", "cut at {at}");
+        }
+        let lookalike = format!("a {BEGIN}\nb");
+        assert_eq!(strip_blocks(&lookalike), lookalike);
+    }
+
+    #[test]
+    fn headings_skip_fenced_code() {
+        let text =
+            "# Title\nbody\n```\n# not a heading\n```\n## Sub\n#nospace\n    # indented code\n";
+        assert_eq!(headings(text), ["# Title", "## Sub"]);
+    }
+}

@@ -1,0 +1,634 @@
+//! Sessions: one per agent context, owning the discovery state, the prompt, the manifest and the event log.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::engine::{Discovery, DiscoveryState, Engine};
+use crate::error::Error;
+use crate::events::{
+    Candidate, Departure, EVENT_SCHEMA, Event, EventKind, EventWriter, now_rfc3339,
+};
+use crate::manifest::{BlockForm, DebtEntry, LeaveReason, Manifest, ManifestEntry, fnv1a};
+use crate::prompt::{PromptBlock, SystemPrompt, headings};
+use crate::registry::Registry;
+use crate::rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule};
+use crate::startup::{StartupOptions, StartupReport};
+
+/// Whether runtime (JIT) discovery is on when a configuration does not say:
+/// on. With it off, only the startup load runs.
+pub const DEFAULT_JIT_CONTEXT: bool = true;
+
+/// The default total byte budget for JIT rule blocks: 256 KiB, generous
+/// enough that only an outsized rule set meets it.
+pub const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024;
+
+/// How sessions behave; a sub-agent's session gets its parent's.
+///
+/// The `jit_context` switch lives here, so a sub-agent inherits it through
+/// [`Session::subagent`] instead of each call site remembering to pass it.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    jit_context: bool,
+    budget_bytes: u64,
+    event_log: Option<Utf8PathBuf>,
+    boundary: String,
+    registry: Arc<Registry>,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig::new()
+    }
+}
+
+impl SessionConfig {
+    /// The defaults: JIT on ([`DEFAULT_JIT_CONTEXT`]), budget
+    /// [`DEFAULT_BUDGET_BYTES`], no event log, the default cache boundary,
+    /// and every tool linked into the binary ([`Registry::from_inventory`]).
+    pub fn new() -> Self {
+        SessionConfig {
+            jit_context: DEFAULT_JIT_CONTEXT,
+            budget_bytes: DEFAULT_BUDGET_BYTES,
+            event_log: None,
+            boundary: crate::prompt::CACHE_BOUNDARY.to_owned(),
+            registry: Arc::new(Registry::from_inventory()),
+        }
+    }
+
+    /// Turns runtime discovery on or off (the `jit_context` setting).
+    pub fn with_jit_context(mut self, on: bool) -> Self {
+        self.jit_context = on;
+        self
+    }
+
+    /// Sets the total byte budget for JIT rule blocks.
+    pub fn with_budget_bytes(mut self, bytes: u64) -> Self {
+        self.budget_bytes = bytes;
+        self
+    }
+
+    /// Appends events to this JSON Lines file.
+    pub fn with_event_log(mut self, path: impl Into<Utf8PathBuf>) -> Self {
+        self.event_log = Some(path.into());
+        self
+    }
+
+    /// Uses `marker` as the prompt's cache boundary.
+    pub fn with_boundary(mut self, marker: impl Into<String>) -> Self {
+        self.boundary = marker.into();
+        self
+    }
+
+    /// Uses `registry` to learn which paths a tool call touched.
+    pub fn with_registry(mut self, registry: Arc<Registry>) -> Self {
+        self.registry = registry;
+        self
+    }
+
+    /// Whether runtime discovery is on.
+    pub fn jit_context(&self) -> bool {
+        self.jit_context
+    }
+
+    /// The total byte budget for JIT rule blocks.
+    pub fn budget_bytes(&self) -> u64 {
+        self.budget_bytes
+    }
+
+    /// The event log, if any.
+    pub fn event_log(&self) -> Option<&Utf8Path> {
+        self.event_log.as_deref()
+    }
+}
+
+/// Which agent context a session serves.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Channel {
+    /// The main conversation.
+    Main,
+    /// A sub-agent, with its id.
+    Subagent(String),
+}
+
+impl Channel {
+    /// `main` or `subagent`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Channel::Main => "main",
+            Channel::Subagent(_) => "subagent",
+        }
+    }
+
+    /// The sub-agent's id.
+    pub fn subagent_id(&self) -> Option<&str> {
+        match self {
+            Channel::Main => None,
+            Channel::Subagent(id) => Some(id),
+        }
+    }
+}
+
+/// One call of a parallel batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The tool's registered name.
+    pub tool: String,
+    /// The call's JSON input.
+    pub input: serde_json::Value,
+}
+
+impl ToolCall {
+    /// A call of `tool` with `input`.
+    pub fn new(tool: impl Into<String>, input: serde_json::Value) -> Self {
+        ToolCall {
+            tool: tool.into(),
+            input,
+        }
+    }
+}
+
+/// What one step (a touch, a tool call, a batch) brought into the prompt.
+#[derive(Debug, Clone, Default)]
+pub struct Injection {
+    /// The session step.
+    pub step: u64,
+    /// One discovery per touched path, in order. A rule that did not fit the
+    /// budget is listed as skipped with `too_large_for_budget`; its summary
+    /// is among `blocks`.
+    pub discoveries: Vec<Discovery>,
+    /// The blocks injected or replaced at this step (already in the prompt).
+    pub blocks: Vec<PromptBlock>,
+    /// The events written (one per discovery).
+    pub events: Vec<Event>,
+}
+
+impl Injection {
+    /// Whether any block was injected.
+    pub fn is_hit(&self) -> bool {
+        !self.blocks.is_empty()
+    }
+}
+
+/// One agent context: the discovery state, the system prompt with its rule
+/// blocks, the manifest, and the event log.
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{CACHE_BOUNDARY, Engine, Session, SessionConfig};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+/// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "No colour emoji.\n")?;
+///
+/// let engine = Arc::new(Engine::new(dir.path())?);
+/// let mut session = Session::new(engine, SessionConfig::new());
+/// session.set_system_prompt(format!("static\n{CACHE_BOUNDARY}\ndynamic"));
+/// let step = session.touch("src/ui/Footer.tsx".into(), session.engine().root().to_owned().as_path());
+/// assert!(step.is_hit());
+///
+/// // A rebuild that knows nothing of rules keeps them.
+/// session.set_system_prompt(format!("static, other model\n{CACHE_BOUNDARY}\ndynamic"));
+/// assert_eq!(session.prompt().text().matches("No colour emoji.").count(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Session {
+    engine: Arc<Engine>,
+    config: SessionConfig,
+    channel: Channel,
+    id: String,
+    state: DiscoveryState,
+    prompt: SystemPrompt,
+    manifest: Manifest,
+    step: u64,
+    writer: EventWriter,
+    warnings: Vec<String>,
+    /// Departures not yet reported in an event.
+    pending_left: Vec<Departure>,
+}
+
+impl Session {
+    /// A main-channel session on `engine` with a generated id.
+    pub fn new(engine: Arc<Engine>, config: SessionConfig) -> Self {
+        let writer = EventWriter::new(config.event_log());
+        let prompt = SystemPrompt::with_boundary(config.boundary.clone());
+        Session {
+            engine,
+            config,
+            channel: Channel::Main,
+            id: generate_id(),
+            state: DiscoveryState::default(),
+            prompt,
+            manifest: Manifest::default(),
+            step: 0,
+            writer,
+            warnings: Vec::new(),
+            pending_left: Vec::new(),
+        }
+    }
+
+    /// Sets the session id (the harness's own, for example).
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = id.into();
+        self
+    }
+
+    /// A session for a sub-agent of this one: same engine, same
+    /// configuration (the `jit_context` switch included), its own context.
+    /// Its id is this session's id, `/`, and `id`.
+    pub fn subagent(&self, id: impl Into<String>) -> Session {
+        let id = id.into();
+        let mut sub = Session::new(Arc::clone(&self.engine), self.config.clone());
+        sub.id = format!("{}/{id}", self.id);
+        sub.channel = Channel::Subagent(id);
+        sub
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The channel.
+    pub fn channel(&self) -> &Channel {
+        &self.channel
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// The current step: 0 until the first touch or tool call.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// The system prompt, rule blocks included.
+    pub fn prompt(&self) -> &SystemPrompt {
+        &self.prompt
+    }
+
+    /// The manifest of every block injected.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The discovery state.
+    pub fn state(&self) -> &DiscoveryState {
+        &self.state
+    }
+
+    /// Problems that did not stop anything (an unwritable event log).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The single setter of the system prompt: every rebuild goes through
+    /// here, and every rule block comes back exactly once after the boundary.
+    pub fn set_system_prompt(&mut self, prompt: impl Into<String>) {
+        self.prompt.set(prompt);
+    }
+
+    /// Runs the startup load: its rules become blocks (step 0), and JIT
+    /// discovery will not inject them again. Writes one `startup` event.
+    pub fn startup(&mut self, options: &StartupOptions) -> StartupReport {
+        let mut report = self.engine.startup(&mut self.state, options);
+        let mut discovery = Discovery {
+            trigger: ".".to_owned(),
+            loaded: std::mem::take(&mut report.loaded),
+            skipped: std::mem::take(&mut report.skipped),
+            elapsed_us: report.elapsed_us,
+        };
+        let (event, _) = self.admit(EventKind::Startup, None, &[], &mut discovery, false);
+        self.record(event);
+        report.loaded = discovery.loaded;
+        report.skipped = discovery.skipped;
+        report
+    }
+
+    /// One path touched outside any tool (a step of its own).
+    pub fn touch(&mut self, path: &Utf8Path, cwd: &Utf8Path) -> Injection {
+        self.step += 1;
+        let mut injection = Injection {
+            step: self.step,
+            ..Injection::default()
+        };
+        if self.config.jit_context {
+            let paths = [path.to_string()];
+            let discovery = self.engine.discover(&mut self.state, path, cwd);
+            self.take(&mut injection, None, &paths, discovery);
+        }
+        injection
+    }
+
+    /// One tool call: the paths its registered reporter names, each
+    /// discovered in turn. An unregistered tool or malformed input is an
+    /// error, and nothing is recorded. With `jit_context` off, nothing is
+    /// discovered and no event is written.
+    pub fn tool_call(
+        &mut self,
+        tool: &str,
+        input: &serde_json::Value,
+        cwd: &Utf8Path,
+    ) -> Result<Injection, Error> {
+        self.tool_batch(&[ToolCall::new(tool, input.clone())], cwd)
+    }
+
+    /// Parallel tool calls as one step: a rule shared by their paths (the
+    /// parent directory of sibling files) is injected once. Every call's
+    /// paths are resolved before anything is discovered, so an error leaves
+    /// the session unchanged.
+    pub fn tool_batch(&mut self, calls: &[ToolCall], cwd: &Utf8Path) -> Result<Injection, Error> {
+        if !self.config.jit_context {
+            self.step += 1;
+            return Ok(Injection {
+                step: self.step,
+                ..Injection::default()
+            });
+        }
+        let registry = Arc::clone(&self.config.registry);
+        let touched = calls
+            .iter()
+            .map(|call| registry.affected_paths(&call.tool, &call.input, cwd))
+            .collect::<Result<Vec<_>, Error>>()?;
+        self.step += 1;
+        let mut injection = Injection {
+            step: self.step,
+            ..Injection::default()
+        };
+        for (call, touched) in calls.iter().zip(touched) {
+            let paths: Vec<String> = touched.paths.iter().map(ToString::to_string).collect();
+            for path in &touched.paths {
+                let discovery = self.engine.discover(&mut self.state, path, cwd);
+                self.take(&mut injection, Some(&call.tool), &paths, discovery);
+            }
+        }
+        Ok(injection)
+    }
+
+    /// Re-arms the session after compaction or clear: blocks from the
+    /// startup load stay (they are unconditional for this session), every
+    /// JIT block leaves with reason `compacted`, and its rule comes back on
+    /// the next touch of its directory. Call [`Session::set_system_prompt`]
+    /// with the compacted prompt afterwards (or before: the order does not
+    /// matter).
+    pub fn rearm(&mut self) {
+        self.state.rearm();
+        let resident: Vec<(String, Attribution)> = self
+            .manifest
+            .entries()
+            .iter()
+            .filter(|e| e.is_resident())
+            .map(|e| (e.file.clone(), e.attribution))
+            .collect();
+        for (file, attribution) in resident {
+            if attribution == Attribution::SessionStart {
+                let path = if file.starts_with('/') {
+                    Utf8PathBuf::from(&file)
+                } else {
+                    self.engine.root().join(&file)
+                };
+                self.state.mark_loaded(&path);
+            } else {
+                self.manifest
+                    .leave(&file, self.step, LeaveReason::Compacted);
+                self.prompt.remove(&file);
+                self.pending_left.push(Departure {
+                    file,
+                    reason: LeaveReason::Compacted.as_str().to_owned(),
+                });
+            }
+        }
+    }
+
+    /// Large resident blocks not relevant for many steps (see
+    /// [`Manifest::debt`]).
+    pub fn debt(&self, min_bytes: u64, min_idle_steps: u64) -> Vec<DebtEntry> {
+        self.manifest.debt(self.step, min_bytes, min_idle_steps)
+    }
+
+    /// Admits one discovery into the prompt and records its event.
+    fn take(
+        &mut self,
+        injection: &mut Injection,
+        tool: Option<&str>,
+        paths: &[String],
+        mut discovery: Discovery,
+    ) {
+        let (event, blocks) = self.admit(EventKind::Discovery, tool, paths, &mut discovery, true);
+        injection.blocks.extend(blocks);
+        injection.events.push(event.clone());
+        injection.discoveries.push(discovery);
+        self.record(event);
+    }
+
+    /// Puts a discovery's rules into the prompt (under the budget when
+    /// `budgeted`) and builds its event.
+    fn admit(
+        &mut self,
+        kind: EventKind,
+        tool: Option<&str>,
+        paths: &[String],
+        discovery: &mut Discovery,
+        budgeted: bool,
+    ) -> (Event, Vec<PromptBlock>) {
+        let step = self.step;
+        let mut candidates = Vec::new();
+        let mut blocks = Vec::new();
+        let mut left = std::mem::take(&mut self.pending_left);
+        let mut kept = Vec::with_capacity(discovery.loaded.len());
+        let mut bytes_injected = 0u64;
+
+        for rule in std::mem::take(&mut discovery.loaded) {
+            let full = rule.content.len() as u64;
+            let previous = self
+                .manifest
+                .resident(&rule.file)
+                .map(|e| (e.bytes, e.attribution));
+            let remaining = self.budget_left(previous);
+            let fits = !budgeted || full <= remaining;
+            let (content, form) = if fits {
+                (rule.content.clone(), BlockForm::Full)
+            } else {
+                (
+                    summary(&rule, self.config.budget_bytes, remaining),
+                    BlockForm::Summary,
+                )
+            };
+            if previous.is_some() {
+                let reason = if fits {
+                    LeaveReason::ReplacedByNewerRead
+                } else {
+                    LeaveReason::Budget
+                };
+                self.manifest.leave(&rule.file, step, reason);
+                left.push(Departure {
+                    file: rule.file.clone(),
+                    reason: reason.as_str().to_owned(),
+                });
+            }
+            let bytes = content.len() as u64;
+            bytes_injected += bytes;
+            self.manifest.push(ManifestEntry {
+                file: rule.file.clone(),
+                hash: fnv1a(&rule.content),
+                bytes,
+                source_bytes: full,
+                form,
+                attribution: rule.attribution,
+                introduced_step: step,
+                last_relevant_step: step,
+                left_step: None,
+                left_reason: None,
+            });
+            self.prompt.upsert(&rule.file, content.clone());
+            blocks.push(PromptBlock {
+                file: rule.file.clone(),
+                content: content.clone(),
+            });
+            let hash = Some(fnv1a(&rule.content));
+            if fits {
+                candidates.push(Candidate {
+                    file: rule.file.clone(),
+                    decision: match rule.decision {
+                        LoadKind::Loaded => "loaded",
+                        LoadKind::Replaced => "replaced",
+                    }
+                    .to_owned(),
+                    reason: None,
+                    attribution: Some(rule.attribution.as_str().to_owned()),
+                    bytes,
+                    hash,
+                });
+                kept.push(rule);
+            } else {
+                let reason = SkipReason::TooLargeForBudget;
+                candidates.push(Candidate {
+                    file: rule.file.clone(),
+                    decision: reason.as_str().to_owned(),
+                    reason: Some(reason.as_str().to_owned()),
+                    attribution: Some(rule.attribution.as_str().to_owned()),
+                    bytes,
+                    hash,
+                });
+                discovery.skipped.push(SkippedRule {
+                    file: rule.file.clone(),
+                    reason,
+                    detail: format!(
+                        "{full} bytes do not fit the rule budget ({remaining} of {} bytes left): \
+                         only its headings were injected ({bytes} bytes); read {} for the rest",
+                        self.config.budget_bytes, rule.file
+                    ),
+                });
+            }
+        }
+        discovery.loaded = kept;
+        for skipped in &discovery.skipped {
+            if skipped.reason == SkipReason::TooLargeForBudget {
+                continue;
+            }
+            candidates.push(Candidate {
+                file: skipped.file.clone(),
+                decision: "skipped".to_owned(),
+                reason: Some(skipped.reason.as_str().to_owned()),
+                attribution: None,
+                bytes: 0,
+                hash: None,
+            });
+        }
+        let relevant = match kind {
+            EventKind::Startup => Vec::new(),
+            EventKind::Discovery => self.manifest.touch(&discovery.trigger, step),
+        };
+        let event = Event {
+            schema: EVENT_SCHEMA,
+            kind,
+            ts: now_rfc3339(),
+            session: self.id.clone(),
+            channel: self.channel.name().to_owned(),
+            subagent: self.channel.subagent_id().map(str::to_owned),
+            step,
+            tool: tool.map(str::to_owned),
+            paths: paths.to_vec(),
+            trigger: discovery.trigger.clone(),
+            candidates,
+            hit: !blocks.is_empty(),
+            bytes_injected,
+            resident_bytes: self.manifest.resident_bytes(),
+            relevant,
+            left,
+            elapsed_us: discovery.elapsed_us,
+        };
+        (event, blocks)
+    }
+
+    /// Budget left for a JIT block that would replace a resident block of
+    /// `previous` (bytes, attribution). Startup blocks do not count: the
+    /// budget is for what JIT adds.
+    fn budget_left(&self, previous: Option<(u64, Attribution)>) -> u64 {
+        let used: u64 = self
+            .manifest
+            .entries()
+            .iter()
+            .filter(|e| e.is_resident() && e.attribution != Attribution::SessionStart)
+            .map(|e| e.bytes)
+            .sum();
+        let freed = match previous {
+            Some((bytes, attribution)) if attribution != Attribution::SessionStart => bytes,
+            _ => 0,
+        };
+        self.config
+            .budget_bytes
+            .saturating_sub(used.saturating_sub(freed))
+    }
+
+    fn record(&mut self, event: Event) {
+        if let Err(warning) = self.writer.write(&event)
+            && !self.warnings.contains(&warning)
+        {
+            self.warnings.push(warning);
+        }
+    }
+}
+
+/// The summary of a rule that does not fit: its headings, then a note that
+/// says what was cut and how to get it.
+fn summary(rule: &LoadedRule, budget: u64, remaining: u64) -> String {
+    let heads = headings(&rule.content);
+    let shown: usize = heads.iter().map(|h| h.len() + 1).sum();
+    let cut = rule.content.len().saturating_sub(shown);
+    let mut out = String::new();
+    for head in &heads {
+        out.push_str(head);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "[jit: summary of {file}: it is {full} bytes and the rule budget of {budget} bytes has \
+         {remaining} left, so {cut} bytes of body text were cut and only its {n} headings are \
+         shown. Read {file} for the full text.]\n",
+        file = rule.file,
+        full = rule.content.len(),
+        n = heads.len(),
+    ));
+    out
+}
+
+/// A session id from the wall clock, the process id and a counter: unique
+/// within a machine without a random number generator.
+fn generate_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{millis:x}-{:x}-{n}", std::process::id())
+}
