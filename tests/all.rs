@@ -6,5 +6,6 @@
 )]
 
 mod engine;
+mod session;
 mod startup;
 mod tools;

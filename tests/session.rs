@@ -1,0 +1,598 @@
+//! Sessions end to end: the prompt setter's invariant, the sub-agent positive control, batches, budget, manifest, events and stats.
+
+use std::fs;
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use jit_core::{
+    Attribution, BlockForm, CACHE_BOUNDARY, Channel, Engine, Event, EventKind, LeaveReason,
+    Session, SessionConfig, SkipReason, StartupOptions, Stats, StatsOptions, ToolCall,
+};
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+// The sessions below resolve tool calls through the registry, which only
+// holds the tools of plug-in crates linked into this binary.
+use jit_tools as _;
+
+const UI_RULE: &str = "# UI\nNo colour emoji in components.\n";
+const ROOT_RULE: &str = "# Project\nRun the tests before committing.\n";
+
+/// A project with an unconditional root rule, a nested `src/ui` rule, and
+/// a scoped rule for `src/api/**/*.ts`, plus an event log path beside it.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Self {
+        let project = Project {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        project.write("proj/CLAUDE.md", ROOT_RULE);
+        project.write("proj/src/ui/CLAUDE.md", UI_RULE);
+        project.write("proj/src/ui/Badge.tsx", "export const Badge = 1;\n");
+        project.write(
+            "proj/src/api/CLAUDE.md",
+            "---\npaths: [\"src/api/**/*.ts\"]\n---\nValidate every input.\n",
+        );
+        project.write("proj/docs/guide.md", "guide\n");
+        project
+    }
+
+    fn base(&self) -> &Utf8Path {
+        Utf8Path::from_path(self.dir.path()).unwrap()
+    }
+
+    fn root(&self) -> Utf8PathBuf {
+        self.base().join("proj")
+    }
+
+    fn log(&self) -> Utf8PathBuf {
+        self.base().join("events.jsonl")
+    }
+
+    fn write(&self, rel: &str, content: &str) {
+        let path = self.base().join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, content).unwrap();
+    }
+
+    fn engine(&self) -> Arc<Engine> {
+        Arc::new(Engine::new(self.root()).unwrap())
+    }
+
+    /// A main session with the event log, started at the root without
+    /// managed or user rules.
+    fn session(&self, config: SessionConfig) -> Session {
+        let mut session =
+            Session::new(self.engine(), config.with_event_log(self.log())).with_id("s1");
+        session.startup(&StartupOptions::new(self.root()).with_managed(None));
+        session
+    }
+
+    fn events(&self) -> Vec<Event> {
+        let Ok(text) = fs::read_to_string(self.log()) else {
+            return Vec::new();
+        };
+        text.lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+fn root_of(session: &Session) -> Utf8PathBuf {
+    session.engine().root().to_owned()
+}
+
+fn touch(session: &mut Session, path: &str) -> jit_core::Injection {
+    let root = root_of(session);
+    session.touch(Utf8Path::new(path), &root)
+}
+
+fn read(session: &mut Session, path: &str) -> jit_core::Injection {
+    let root = root_of(session);
+    session
+        .tool_call("read", &json!({ "file_path": path }), &root)
+        .unwrap()
+}
+
+fn begin_marker(file: &str) -> String {
+    format!("<!-- jit:rule file=\"{file}\" -->")
+}
+
+/// Every rule block of `expected` is in the prompt exactly once, after the
+/// boundary; every block not listed is absent.
+#[track_caller]
+fn check_blocks(session: &Session, expected: &[(&str, &str)]) {
+    let text = session.prompt().text();
+    let boundary = session
+        .prompt()
+        .boundary_position()
+        .expect("the prompt always has its boundary");
+    assert_eq!(
+        text.matches(CACHE_BOUNDARY).count(),
+        1,
+        "one boundary in:\n{text}"
+    );
+    for (file, content) in expected {
+        let marker = begin_marker(file);
+        assert_eq!(text.matches(&marker).count(), 1, "{file} once in:\n{text}");
+        assert_eq!(
+            text.matches(content).count(),
+            1,
+            "{file}'s text once in:\n{text}"
+        );
+        let at = session.prompt().block_position(file).unwrap();
+        assert!(
+            at > boundary,
+            "{file} at {at} is before the boundary at {boundary}"
+        );
+    }
+    let mut files: Vec<&str> = session
+        .prompt()
+        .blocks()
+        .iter()
+        .map(|b| b.file.as_str())
+        .collect();
+    files.sort_unstable();
+    let mut want: Vec<&str> = expected.iter().map(|(f, _)| *f).collect();
+    want.sort_unstable();
+    assert_eq!(files, want);
+    assert_eq!(
+        text.matches("<!-- jit:rule file=").count(),
+        want.len(),
+        "{text}"
+    );
+}
+
+#[test]
+fn three_rebuilds_keep_each_block_exactly_once() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    read(&mut session, "src/ui/Badge.tsx");
+    let expected = [("CLAUDE.md", ROOT_RULE), ("src/ui/CLAUDE.md", UI_RULE)];
+    // Model switch, language switch, reload: each rebuilds from scratch, and
+    // the last one passes back the full text it got earlier.
+    session.set_system_prompt(format!("model A\n{CACHE_BOUNDARY}\ndate"));
+    check_blocks(&session, &expected);
+    session.set_system_prompt(format!("langue B\n{CACHE_BOUNDARY}\ndate"));
+    check_blocks(&session, &expected);
+    let again = session.prompt().text().to_owned();
+    session.set_system_prompt(again.clone());
+    check_blocks(&session, &expected);
+    assert_eq!(
+        session.prompt().text(),
+        again,
+        "set(text()) changes nothing"
+    );
+    assert!(session.prompt().text().starts_with("langue B\n"));
+}
+
+#[test]
+fn a_bare_set_re_appends_the_blocks_after_a_boundary() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    read(&mut session, "src/ui/Badge.tsx");
+    // A caller that knows nothing of rules, nor of the boundary.
+    session.set_system_prompt("You are a coding agent.");
+    check_blocks(
+        &session,
+        &[("CLAUDE.md", ROOT_RULE), ("src/ui/CLAUDE.md", UI_RULE)],
+    );
+    assert!(
+        session
+            .prompt()
+            .text()
+            .starts_with("You are a coding agent.")
+    );
+}
+
+#[test]
+fn blocks_pasted_before_the_boundary_move_after_it() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    read(&mut session, "src/ui/Badge.tsx");
+    let text = session.prompt().text();
+    let blocks =
+        text[session.prompt().boundary_position().unwrap() + CACHE_BOUNDARY.len()..].to_owned();
+    // A rebuild that put the old text in the static region.
+    session.set_system_prompt(format!("{blocks}\nstatic\n{CACHE_BOUNDARY}\ndynamic"));
+    check_blocks(
+        &session,
+        &[("CLAUDE.md", ROOT_RULE), ("src/ui/CLAUDE.md", UI_RULE)],
+    );
+}
+
+#[test]
+fn a_rule_changed_on_disk_replaces_its_block_never_both() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    session.set_system_prompt(format!("static\n{CACHE_BOUNDARY}\ndynamic"));
+    read(&mut session, "src/ui/Badge.tsx");
+    let old_text = session.prompt().text().to_owned();
+    let v2 = "# UI\nVersion two: emoji are fine now, keep them small.\n";
+    project.write("proj/src/ui/CLAUDE.md", v2);
+    let step = read(&mut session, "src/ui/Badge.tsx");
+    assert_eq!(
+        step.discoveries[0].loaded[0].decision,
+        jit_core::LoadKind::Replaced
+    );
+    check_blocks(
+        &session,
+        &[("CLAUDE.md", ROOT_RULE), ("src/ui/CLAUDE.md", v2)],
+    );
+    assert!(!session.prompt().text().contains(UI_RULE));
+    // A caller holding the stale prompt cannot bring the old version back.
+    session.set_system_prompt(old_text);
+    check_blocks(
+        &session,
+        &[("CLAUDE.md", ROOT_RULE), ("src/ui/CLAUDE.md", v2)],
+    );
+
+    let ui: Vec<_> = session
+        .manifest()
+        .entries()
+        .iter()
+        .filter(|e| e.file == "src/ui/CLAUDE.md")
+        .collect();
+    assert_eq!(ui.len(), 2);
+    assert_eq!(ui[0].left_reason, Some(LeaveReason::ReplacedByNewerRead));
+    assert_eq!(ui[0].left_step, Some(2));
+    assert!(ui[1].is_resident());
+    assert_ne!(ui[0].hash, ui[1].hash);
+    let last = project.events().pop().unwrap();
+    assert_eq!(last.left[0].reason, "replaced_by_newer_read");
+    assert_eq!(last.candidates[0].decision, "replaced");
+}
+
+#[test]
+fn rearm_keeps_startup_rules_and_nested_ones_return_on_the_next_touch() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    read(&mut session, "src/ui/Badge.tsx");
+    session.rearm();
+    session.set_system_prompt(format!("compacted summary\n{CACHE_BOUNDARY}\n"));
+    check_blocks(&session, &[("CLAUDE.md", ROOT_RULE)]);
+    let gone = session
+        .manifest()
+        .entries()
+        .iter()
+        .find(|e| e.file == "src/ui/CLAUDE.md")
+        .unwrap();
+    assert_eq!(gone.left_reason, Some(LeaveReason::Compacted));
+
+    let back = read(&mut session, "src/ui/Badge.tsx");
+    let files: Vec<&str> = back.blocks.iter().map(|b| b.file.as_str()).collect();
+    assert_eq!(
+        files,
+        ["src/ui/CLAUDE.md"],
+        "the root rule is not injected twice"
+    );
+    check_blocks(
+        &session,
+        &[("CLAUDE.md", ROOT_RULE), ("src/ui/CLAUDE.md", UI_RULE)],
+    );
+    let event = project.events().pop().unwrap();
+    assert_eq!(event.left[0].file, "src/ui/CLAUDE.md");
+    assert_eq!(event.left[0].reason, "compacted");
+}
+
+/// The positive control: with the switch on, a sub-agent reading a ruled
+/// directory leaves sub-agent events with a hit. Without this test, the
+/// next one (no events with the switch off) would prove nothing.
+#[test]
+fn subagent_with_jit_on_logs_a_hit_on_the_subagent_channel() {
+    let project = Project::new();
+    let parent = project.session(SessionConfig::new());
+    assert!(parent.config().jit_context(), "on by default");
+    let mut sub = parent.subagent("explore-1");
+    assert_eq!(sub.channel(), &Channel::Subagent("explore-1".to_owned()));
+    let content = fs::read_to_string(project.root().join("src/ui/Badge.tsx")).unwrap();
+    assert!(content.contains("Badge"));
+    read(&mut sub, "src/ui/Badge.tsx");
+
+    let events: Vec<Event> = project
+        .events()
+        .into_iter()
+        .filter(|e| e.channel == "subagent")
+        .collect();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].subagent.as_deref(), Some("explore-1"));
+    assert_eq!(events[0].session, "s1/explore-1");
+    assert!(events[0].hit);
+    let loaded: Vec<&str> = events[0]
+        .candidates
+        .iter()
+        .filter(|c| c.decision == "loaded")
+        .map(|c| c.file.as_str())
+        .collect();
+    assert!(loaded.contains(&"src/ui/CLAUDE.md"), "{loaded:?}");
+}
+
+#[test]
+fn subagent_with_jit_off_still_reads_the_file_and_logs_no_jit_event() {
+    let project = Project::new();
+    let parent = project.session(SessionConfig::new().with_jit_context(false));
+    let mut sub = parent.subagent("explore-1");
+    assert!(!sub.config().jit_context(), "the switch is inherited");
+    // The sub-agent runs its tool: the file is really read...
+    let content = fs::read_to_string(project.root().join("src/ui/Badge.tsx")).unwrap();
+    assert!(content.contains("Badge"));
+    let step = read(&mut sub, "src/ui/Badge.tsx");
+    // ... and no discovery happens.
+    assert_eq!(step.step, 1);
+    assert!(step.discoveries.is_empty() && step.events.is_empty());
+    assert!(sub.prompt().blocks().is_empty());
+    let events = project.events();
+    assert!(events.iter().all(|e| e.channel == "main"), "{events:?}");
+    assert!(events.iter().all(|e| e.kind == EventKind::Startup));
+}
+
+#[test]
+fn sibling_files_in_one_batch_inject_their_shared_parent_once() {
+    let project = Project::new();
+    let mut session = Session::new(project.engine(), SessionConfig::new());
+    let root = project.root();
+    let batch = session
+        .tool_batch(
+            &[
+                ToolCall::new("read", json!({"file_path": "src/ui/A.tsx"})),
+                ToolCall::new("read", json!({"file_path": "src/ui/B.tsx"})),
+                ToolCall::new(
+                    "edit",
+                    json!({"file_path": "src/api/x.ts", "old_string": "a", "new_string": "b"}),
+                ),
+            ],
+            &root,
+        )
+        .unwrap();
+    assert_eq!(batch.step, 1);
+    assert_eq!(batch.discoveries.len(), 3);
+    let files: Vec<&str> = batch.blocks.iter().map(|b| b.file.as_str()).collect();
+    assert_eq!(
+        files,
+        ["CLAUDE.md", "src/ui/CLAUDE.md", "src/api/CLAUDE.md"]
+    );
+    assert!(batch.events.iter().all(|e| e.step == 1));
+    assert_eq!(batch.events[2].tool.as_deref(), Some("edit"));
+}
+
+#[test]
+fn a_batch_with_an_unknown_tool_changes_nothing() {
+    let project = Project::new();
+    let mut session = Session::new(project.engine(), SessionConfig::new());
+    let root = project.root();
+    let err = session
+        .tool_batch(
+            &[
+                ToolCall::new("read", json!({"file_path": "src/ui/A.tsx"})),
+                ToolCall::new("teleport", json!({"path": "src/ui"})),
+            ],
+            &root,
+        )
+        .unwrap_err();
+    assert_eq!(err.kind(), jit_core::ErrorKind::UnregisteredTool);
+    assert_eq!(session.step(), 0);
+    assert!(session.prompt().blocks().is_empty());
+}
+
+#[test]
+fn every_discovery_writes_one_event_hit_or_not() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    for path in [
+        "docs/guide.md",
+        "src/api/README.md",
+        "src/api/x.ts",
+        "/etc/hosts",
+    ] {
+        touch(&mut session, path);
+    }
+    let events = project.events();
+    let summary: Vec<(EventKind, u64, &str, bool, u64)> = events
+        .iter()
+        .map(|e| (e.kind, e.step, e.trigger.as_str(), e.hit, e.bytes_injected))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (EventKind::Startup, 0, ".", true, ROOT_RULE.len() as u64),
+            (EventKind::Discovery, 1, "docs/guide.md", false, 0),
+            (EventKind::Discovery, 2, "src/api/README.md", false, 0),
+            (EventKind::Discovery, 3, "src/api/x.ts", true, 22),
+            (EventKind::Discovery, 4, "/etc/hosts", false, 0),
+        ]
+    );
+    assert!(events.iter().all(|e| e.schema == 1 && e.session == "s1"));
+    assert!(
+        events
+            .iter()
+            .all(|e| e.ts.len() == 24 && e.ts.ends_with('Z'))
+    );
+    assert_eq!(
+        events[2].candidates[0].reason.as_deref(),
+        Some("scope_miss")
+    );
+    assert_eq!(events[3].resident_bytes, (ROOT_RULE.len() + 22) as u64);
+    assert_eq!(
+        events[4].candidates[0].reason.as_deref(),
+        Some("outside_root")
+    );
+}
+
+#[test]
+fn the_event_shape() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    read(&mut session, "src/ui/Badge.tsx");
+    let events: Vec<Event> = project
+        .events()
+        .into_iter()
+        .map(|mut e| {
+            e.ts = "<ts>".to_owned();
+            e.elapsed_us = 0;
+            e
+        })
+        .collect();
+    insta::assert_yaml_snapshot!(events);
+}
+
+#[test]
+fn an_unwritable_event_log_is_a_warning_not_a_failure() {
+    let project = Project::new();
+    let config =
+        SessionConfig::new().with_event_log(project.base().join("missing/dir/events.jsonl"));
+    let mut session = Session::new(project.engine(), config);
+    let step = read(&mut session, "src/ui/Badge.tsx");
+    assert!(step.is_hit());
+    assert_eq!(step.events.len(), 1, "the event is still returned");
+    read(&mut session, "src/ui/Other.tsx");
+    assert_eq!(session.warnings().len(), 1, "{:?}", session.warnings());
+    assert!(session.warnings()[0].contains("missing/dir/events.jsonl"));
+}
+
+#[test]
+fn a_rule_over_budget_is_injected_as_its_headings_with_a_note() {
+    let project = Project::new();
+    let body = "x".repeat(4000);
+    let big = format!("# Big\n{body}\n## Part two\n```\n# not a heading\n```\n{body}\n");
+    project.write("proj/src/big/CLAUDE.md", &big);
+    let mut session = Session::new(
+        project.engine(),
+        SessionConfig::new().with_budget_bytes(1000),
+    );
+    let step = read(&mut session, "src/big/a.rs");
+    let discovery = &step.discoveries[0];
+    let loaded: Vec<&str> = discovery.loaded.iter().map(|l| l.file.as_str()).collect();
+    assert_eq!(loaded, ["CLAUDE.md"], "the root rule fits");
+    let skipped = &discovery.skipped[0];
+    assert_eq!(skipped.file, "src/big/CLAUDE.md");
+    assert_eq!(skipped.reason, SkipReason::TooLargeForBudget);
+    assert!(
+        skipped.detail.contains("read src/big/CLAUDE.md"),
+        "{}",
+        skipped.detail
+    );
+
+    let block = &session.prompt().blocks()[1];
+    assert!(
+        block
+            .content
+            .starts_with("# Big\n## Part two\n[jit: summary of src/big/CLAUDE.md")
+    );
+    assert!(
+        block
+            .content
+            .contains("Read src/big/CLAUDE.md for the full text.")
+    );
+    assert!(!block.content.contains("xxx") && !block.content.contains("not a heading"));
+    let entry = session.manifest().resident("src/big/CLAUDE.md").unwrap();
+    assert_eq!(entry.form, BlockForm::Summary);
+    assert_eq!(entry.source_bytes, big.len() as u64);
+    assert_eq!(entry.bytes, block.content.len() as u64);
+    assert_eq!(
+        step.events[0].candidates[1].decision,
+        "too_large_for_budget"
+    );
+    assert!(step.events[0].hit, "a summary is still an injection");
+}
+
+#[test]
+fn startup_rules_do_not_count_against_the_budget() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new().with_budget_bytes(UI_RULE.len() as u64));
+    let step = read(&mut session, "src/ui/Badge.tsx");
+    assert_eq!(step.discoveries[0].loaded[0].file, "src/ui/CLAUDE.md");
+    assert_eq!(
+        session
+            .manifest()
+            .resident("CLAUDE.md")
+            .unwrap()
+            .attribution,
+        Attribution::SessionStart
+    );
+}
+
+#[test]
+fn large_blocks_idle_for_many_steps_are_context_debt() {
+    let project = Project::new();
+    project.write("proj/src/ui/CLAUDE.md", &"ui rule line\n".repeat(2000));
+    let mut session = project.session(SessionConfig::new());
+    read(&mut session, "src/ui/Badge.tsx");
+    for _ in 0..9 {
+        read(&mut session, "docs/guide.md");
+    }
+    assert_eq!(session.debt(16 * 1024, 10), []);
+    read(&mut session, "docs/guide.md");
+    let debt = session.debt(16 * 1024, 10);
+    assert_eq!(debt.len(), 1);
+    assert_eq!(
+        (
+            debt[0].file.as_str(),
+            debt[0].bytes,
+            debt[0].last_relevant_step,
+            debt[0].idle_steps
+        ),
+        ("src/ui/CLAUDE.md", 26_000, 1, 10)
+    );
+    // The root rule is relevant to every touch inside the project.
+    assert_eq!(
+        session
+            .manifest()
+            .resident("CLAUDE.md")
+            .unwrap()
+            .last_relevant_step,
+        11
+    );
+
+    // The event log alone tells the same story.
+    let log = fs::read_to_string(project.log()).unwrap();
+    let stats = Stats::from_lines(log.lines(), StatsOptions::default());
+    assert_eq!(stats.debt.len(), 1);
+    assert_eq!(
+        (stats.debt[0].file.as_str(), stats.debt[0].idle_steps),
+        ("src/ui/CLAUDE.md", 10)
+    );
+}
+
+#[test]
+fn stats_over_a_session_log() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    for path in [
+        "docs/guide.md",
+        "src/api/README.md",
+        "src/api/x.ts",
+        "src/ui/Badge.tsx",
+    ] {
+        read(&mut session, path);
+    }
+    let mut sub = session.subagent("a");
+    read(&mut sub, "src/ui/Badge.tsx");
+    let mut log = fs::read_to_string(project.log()).unwrap();
+    log.push_str("{\"schema\":0,\"old\":true}\nnot json at all\n");
+    let stats = Stats::from_lines(log.lines(), StatsOptions::default());
+    assert_eq!(
+        (
+            stats.lines,
+            stats.skipped_lines,
+            stats.sessions,
+            stats.startups
+        ),
+        (8, 2, 2, 1)
+    );
+    assert_eq!((stats.discoveries, stats.hits), (5, 3));
+    assert_eq!(stats.hit_rate, 0.6);
+    assert_eq!(
+        stats.channels.into_iter().collect::<Vec<_>>(),
+        [("main".to_owned(), 4), ("subagent".to_owned(), 1)]
+    );
+    assert_eq!(stats.attribution["session_start"], 1);
+    assert_eq!(stats.attribution["path_glob_match"], 1);
+    assert_eq!(stats.attribution["nested_traversal"], 3);
+    // The one scope miss: `src/api/README.md` is not `src/api/**/*.ts`.
+    assert_eq!(stats.scope_skipped, 1);
+    assert_eq!(stats.decisions["skipped:scope_miss"], 1);
+    assert_eq!(stats.by_file[0].file, "CLAUDE.md");
+}
