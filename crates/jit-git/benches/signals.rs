@@ -24,6 +24,22 @@ fn main() {
     let fixture = fixture();
     let signals = startup_signals(&fixture.root, &fixture.root, &source());
     let git = git_status(&fixture.root);
+    // Both sides must be doing the same job for the comparison to mean anything.
+    assert_eq!(
+        signals.signals,
+        [
+            "pkg00/mod0.rs",
+            "pkg02/sub02/new.ts",
+            "pkg07/sub03/file1.ts",
+            "pkg19/sub48/file9.ts",
+            "pkg25/sub11/file2.ts",
+            "pkg33/sub20/file5.ts",
+            "pkg39/notes.md",
+            "tools/gen/lib/util.py",
+            "tools/gen/run.py",
+        ]
+    );
+    assert_eq!(git.split(|&b| b == 0).filter(|r| !r.is_empty()).count(), 9);
     eprintln!(
         "fixture: {} ({} files in {} directories); gix lists {} changed paths, git prints {} bytes",
         fixture.root,
@@ -36,8 +52,11 @@ fn main() {
     // divan reports each side on its own; the ratio is what matters, so it
     // is also measured with the two sides interleaved, which spreads the
     // noise of a busy machine evenly over both.
-    let quick = std::env::args().any(|arg| arg == "--test" || arg == "--list");
-    if !quick {
+    // `cargo bench` passes `--bench`; without it (`cargo test --benches`)
+    // divan runs each benchmark once as a smoke test, and so do we.
+    let benchmarking = std::env::args().any(|arg| arg == "--bench");
+    let listing = std::env::args().any(|arg| arg == "--list");
+    if benchmarking && !listing {
         interleaved_ratio(&fixture.root, 30);
     }
 }
