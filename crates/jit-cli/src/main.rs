@@ -29,6 +29,8 @@ enum Command {
     Paths(cmd::paths::Args),
     /// Run the startup load: the rules a session gets before any tool runs.
     Startup(cmd::startup::Args),
+    /// Hit rate, waste, resident bytes, latency and leaderboards over event logs.
+    Stats(cmd::stats::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Imports(args) => cmd::imports::run(args),
         Command::Paths(args) => cmd::paths::run(args),
         Command::Startup(args) => cmd::startup::run(args),
+        Command::Stats(args) => cmd::stats::run(args),
     };
     match result {
         Ok(code) => code,

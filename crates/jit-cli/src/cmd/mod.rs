@@ -5,3 +5,4 @@ pub mod explain;
 pub mod imports;
 pub mod paths;
 pub mod startup;
+pub mod stats;

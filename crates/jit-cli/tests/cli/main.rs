@@ -10,6 +10,7 @@ mod explain;
 mod imports;
 mod paths;
 mod startup;
+mod stats;
 
 /// Runs the built `jit` binary with `args` and returns (exit code, stdout, stderr).
 pub fn jit(args: &[&str]) -> (i32, String, String) {

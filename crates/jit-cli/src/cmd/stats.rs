@@ -1,0 +1,209 @@
+//! `jit stats`: hit rate, waste, resident bytes, latency, distributions and leaderboards over event logs.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use jit_core::{Stats, StatsOptions};
+
+/// Arguments of `jit stats`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Add the per-file leaderboard to the table (JSON always has it).
+    #[arg(long)]
+    by_file: bool,
+    /// Add the context-debt report to the table (JSON always has it).
+    #[arg(long)]
+    debt: bool,
+    /// A block is context debt from this many bytes up.
+    #[arg(long, value_name = "BYTES", default_value_t = jit_core::DEFAULT_DEBT_MIN_BYTES)]
+    debt_min_bytes: u64,
+    /// ... after this many steps since it was last relevant.
+    #[arg(long, value_name = "STEPS", default_value_t = jit_core::DEFAULT_DEBT_IDLE_STEPS)]
+    debt_idle_steps: u64,
+    /// Event logs (JSON Lines), read in order.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+}
+
+/// Runs `jit stats`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut text = String::new();
+    for file in &args.files {
+        let bytes =
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        // A line that is not UTF-8 is foreign: it fails to parse and is
+        // counted as skipped, like any other foreign line.
+        text.push_str(&String::from_utf8_lossy(&bytes));
+        text.push('\n');
+    }
+    let options = StatsOptions {
+        debt_min_bytes: args.debt_min_bytes,
+        debt_idle_steps: args.debt_idle_steps,
+    };
+    let stats = Stats::from_lines(text.lines(), options);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &stats)?;
+        writeln!(out)?;
+    } else {
+        write_table(&mut out, &stats, &args)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_table(out: &mut impl Write, stats: &Stats, args: &Args) -> std::io::Result<()> {
+    let rows: Vec<(&str, String)> = vec![
+        (
+            "sessions",
+            format!("{} ({} startup loads)", stats.sessions, stats.startups),
+        ),
+        ("discoveries", stats.discoveries.to_string()),
+        (
+            "hit rate",
+            format!(
+                "{} ({} / {} discoveries)",
+                percent(stats.hit_rate),
+                stats.hits,
+                stats.discoveries
+            ),
+        ),
+        (
+            "avg injected",
+            format!(
+                "{} per hit ({} in all)",
+                bytes(stats.avg_injected_bytes.round() as u64),
+                bytes(stats.bytes_injected)
+            ),
+        ),
+        (
+            "waste rate",
+            format!(
+                "{} ({} scope-skipped / {} candidates)",
+                percent(stats.waste_rate),
+                stats.scope_skipped,
+                stats.candidates
+            ),
+        ),
+        ("resident P50", bytes(stats.resident_bytes.p50)),
+        (
+            "resident P95 / MAX",
+            format!(
+                "{} / {}",
+                bytes(stats.resident_bytes.p95),
+                bytes(stats.resident_bytes.max)
+            ),
+        ),
+        (
+            "latency P50 / MAX",
+            format!(
+                "{} / {}",
+                micros(stats.latency_us.p50),
+                micros(stats.latency_us.max)
+            ),
+        ),
+        ("attribution", distribution(&stats.attribution)),
+        ("channels", distribution(&stats.channels)),
+        ("skipped lines", stats.skipped_lines.to_string()),
+    ];
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    for (key, value) in &rows {
+        writeln!(out, "{key:<width$}  {value}")?;
+    }
+    if args.by_file {
+        writeln!(out)?;
+        writeln!(out, "by file (bytes injected, largest first):")?;
+        if stats.by_file.is_empty() {
+            writeln!(out, "  (no injections)")?;
+        }
+        let w = stats
+            .by_file
+            .iter()
+            .map(|f| f.file.chars().count())
+            .max()
+            .unwrap_or(0);
+        for file in &stats.by_file {
+            writeln!(
+                out,
+                "  {:<w$}  {:>9}  {} × (max {})",
+                file.file,
+                bytes(file.bytes),
+                file.injections,
+                bytes(file.max_bytes)
+            )?;
+        }
+    }
+    if args.debt {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "context debt (≥ {}, idle ≥ {} steps):",
+            bytes(args.debt_min_bytes),
+            args.debt_idle_steps
+        )?;
+        if stats.debt.is_empty() {
+            writeln!(out, "  (none)")?;
+        }
+        for row in &stats.debt {
+            writeln!(
+                out,
+                "  {}  {}  {}  in at step {}, last relevant at step {}, idle {} steps",
+                row.session,
+                row.file,
+                bytes(row.bytes),
+                row.introduced_step,
+                row.last_relevant_step,
+                row.idle_steps
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn percent(ratio: f64) -> String {
+    format!("{:.1}%", ratio * 100.0)
+}
+
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "byte counts are shown with one decimal"
+)]
+fn bytes(n: u64) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{:.1} KB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "latencies are shown with one decimal"
+)]
+fn micros(us: u64) -> String {
+    if us < 1000 {
+        format!("{us} µs")
+    } else {
+        format!("{:.1} ms", us as f64 / 1000.0)
+    }
+}
+
+fn distribution(counts: &BTreeMap<String, u64>) -> String {
+    if counts.is_empty() {
+        return "(none)".to_owned();
+    }
+    let mut entries: Vec<(&String, &u64)> = counts.iter().collect();
+    entries.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    entries
+        .iter()
+        .map(|(name, n)| format!("{name} × {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
