@@ -68,7 +68,7 @@ impl GitChanges {
         })?;
         let repo = self.open(&root)?;
         let prefix = worktree_prefix(&repo, &root)?;
-        let paths = changed_paths(&repo, &root)?;
+        let paths = changed_paths(&repo, &root, &prefix)?;
         Ok(relative_to_prefix(paths, &prefix))
     }
 
@@ -182,8 +182,10 @@ fn worktree_prefix(repo: &gix::Repository, root: &Path) -> Result<BString, Error
     Ok(prefix)
 }
 
-/// Every path `git status --porcelain -z -uall` would print, repository-relative.
-fn changed_paths(repo: &gix::Repository, root: &Path) -> Result<Changed, Error> {
+/// Every path `git status --porcelain -z -uall` would print, repository-relative,
+/// limited to `prefix` (the directory of the worktree that `root` is, or
+/// empty for the whole worktree).
+fn changed_paths(repo: &gix::Repository, root: &Path, prefix: &[u8]) -> Result<Changed, Error> {
     let git_error = |err: gix::Error| {
         let message = format!(
             "cannot read the git status of {}: {}",
@@ -208,17 +210,29 @@ fn changed_paths(repo: &gix::Repository, root: &Path) -> Result<Changed, Error> 
         .index_worktree_rewrites(None)
         .dirwalk_options(|options| options.emit_ignored(None).emit_empty_directories(false));
 
+    // A project root below the worktree root limits the walk to its
+    // subtree, which matters in a large monorepo. `top` makes the pattern
+    // relative to the worktree root rather than to the process's current
+    // directory, and `literal` keeps `*`, `?` and `[` in names literal.
+    let patterns: Vec<BString> = if prefix.is_empty() {
+        Vec::new()
+    } else {
+        let mut pattern = BString::from(":(top,literal)");
+        pattern.extend_from_slice(prefix);
+        vec![pattern]
+    };
+
     let mut changed = Changed::default();
     let outcome = if nothing_staged {
         let mut iter = status
-            .into_index_worktree_iter(Vec::new())
+            .into_index_worktree_iter(patterns)
             .map_err(git_error)?;
         for item in iter.by_ref() {
             changed.add_worktree_item(item.map_err(git_error)?);
         }
         iter.outcome_mut().map(|outcome| dirwalk_errors(outcome))
     } else {
-        let mut iter = status.into_iter(None).map_err(git_error)?;
+        let mut iter = status.into_iter(patterns).map_err(git_error)?;
         for item in iter.by_ref() {
             match item.map_err(git_error)? {
                 gix::status::Item::TreeIndex(change) => {

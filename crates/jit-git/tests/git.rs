@@ -440,6 +440,27 @@ fn root_in_a_subdirectory_lists_its_subtree_relative_to_it() {
 }
 
 #[test]
+fn root_in_a_subdirectory_with_pattern_characters_is_taken_literally() {
+    let repo = Repo::with_commit(&["my app[1]/a.rs", "my app1/b.rs", "my appX/c.rs"]);
+    repo.write("my app[1]/a.rs", "changed\n");
+    repo.write("my app[1]/new dir/n.py", "x\n");
+    repo.write("my app1/b.rs", "changed\n");
+    repo.write("my appX/c.rs", "changed\n");
+    let ours = repo.changes("my app[1]");
+    assert_eq!(
+        ours.files,
+        [Utf8PathBuf::from("a.rs"), Utf8PathBuf::from("new dir/n.py")]
+    );
+    // Staged changes take the other path through gix: still only the subtree.
+    repo.git(&["add", "my app1/b.rs", "my app[1]/a.rs"]);
+    let ours = repo.changes("my app[1]");
+    assert_eq!(
+        ours.files,
+        [Utf8PathBuf::from("a.rs"), Utf8PathBuf::from("new dir/n.py")]
+    );
+}
+
+#[test]
 fn change_source_trait_answers_like_the_inherent_method() {
     let repo = Repo::with_commit(&["a.rs"]);
     repo.write("a.rs", "changed\n");
