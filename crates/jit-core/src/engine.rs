@@ -108,7 +108,7 @@ pub struct DiscoveryState {
     loaded: HashMap<String, Stamp>,
     /// Directories whose every candidate was resolved, with the stamps that
     /// prove the scan is still current.
-    scanned: HashMap<String, ScanRecord>,
+    scanned: HashMap<Arc<str>, ScanRecord>,
     /// Lexical root-relative directory → where each directory from the root
     /// down to it really is.
     chains: HashMap<String, Arc<[ChainLevel]>>,
@@ -118,8 +118,11 @@ pub struct DiscoveryState {
 
 #[derive(Debug, Clone, Default)]
 struct ScanRecord {
-    /// Every directory probed and every candidate file found, with its stamp
-    /// at scan time. A changed stamp means the directory must be scanned again.
+    /// The scanned directory's own stamp (its key in the map is its path).
+    dir: Option<Stamp>,
+    /// Every other folder probed and every candidate file found, with its
+    /// stamp at scan time. A changed stamp means the directory must be
+    /// scanned again.
     stamps: Vec<(Utf8PathBuf, Stamp)>,
 }
 
@@ -133,8 +136,8 @@ pub(crate) struct ChainLevel {
 /// Where a lexical directory of the walk really is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Level {
-    /// Inside the root, at this canonical path.
-    Inside(Utf8PathBuf),
+    /// Inside the root, at this canonical path (shared with the scan records).
+    Inside(Arc<str>),
     /// Resolves outside the root (to this path).
     Outside(String),
     /// Does not exist (yet), or is not a directory.
@@ -351,7 +354,7 @@ impl Engine {
         let (levels, stamps) = self.resolve_chain(state, &dir_rel);
         let subject = self.subject(&rel, names_dir, &levels);
 
-        let mut seen_dirs: Vec<&Utf8Path> = Vec::with_capacity(levels.len());
+        let mut seen_dirs: Vec<&str> = Vec::with_capacity(levels.len());
         let matcher = TouchedPathMatcher::new(&subject);
         let mut scan = DirScan::new(self, state, &matcher, &mut discovery);
         for (i, ChainLevel { lex, level }) in levels.iter().enumerate() {
@@ -366,15 +369,15 @@ impl Engine {
                     ),
                 }),
                 Level::Inside(real) => {
-                    if seen_dirs.contains(&real.as_path()) {
+                    if seen_dirs.contains(&&**real) {
                         continue;
                     }
-                    seen_dirs.push(real.as_path());
-                    if let Some(record) = scan.state.scanned.get(real.as_str()) {
-                        if record_is_fresh(record) {
+                    seen_dirs.push(real);
+                    if let Some(record) = scan.state.scanned.get(&**real) {
+                        if record_is_fresh(real, record) {
                             continue;
                         }
-                        scan.state.scanned.remove(real.as_str());
+                        scan.state.scanned.remove(&**real);
                     }
                     scan.run(real, stamps.get(i).copied().flatten());
                 }
@@ -427,7 +430,7 @@ impl Engine {
         let mut stamps = Vec::with_capacity(levels.capacity());
         levels.push(ChainLevel {
             lex: Utf8PathBuf::new(),
-            level: Level::Inside(self.root.clone()),
+            level: Level::Inside(Arc::from(self.root.as_str())),
         });
         stamps.push(None);
         let mut lex = Utf8PathBuf::new();
@@ -463,7 +466,11 @@ impl Engine {
         if parent_plain {
             match fs::symlink_metadata(&path) {
                 Ok(meta) if meta.is_dir() => {
-                    return (Level::Inside(path), true, Some(Stamp::of(&meta)));
+                    return (
+                        Level::Inside(Arc::from(path.as_str())),
+                        true,
+                        Some(Stamp::of(&meta)),
+                    );
                 }
                 Ok(meta) if meta.file_type().is_symlink() => {}
                 _ => return (Level::Missing, false, None),
@@ -472,7 +479,9 @@ impl Engine {
         let level = match fs::canonicalize(&path) {
             Ok(real) => match Utf8PathBuf::from_path_buf(real) {
                 Ok(real) if !real.is_dir() => Level::Missing,
-                Ok(real) if relative_to(&real, &self.root).is_some() => Level::Inside(real),
+                Ok(real) if relative_to(&real, &self.root).is_some() => {
+                    Level::Inside(Arc::from(real.as_str()))
+                }
                 Ok(real) => Level::Outside(real.to_string()),
                 Err(real) => Level::Outside(real.display().to_string()),
             },
@@ -495,7 +504,7 @@ impl Engine {
             level: Level::Inside(real),
         }) = deepest
         {
-            if let Some(base) = relative_to(real, &self.root) {
+            if let Some(base) = relative_to(Utf8Path::new(&**real), &self.root) {
                 subject.push(base);
             }
             if let Some(rest) =
@@ -519,11 +528,14 @@ fn elapsed_us(started: Instant) -> u64 {
 }
 
 /// Whether nothing a scan looked at has changed since.
-fn record_is_fresh(record: &ScanRecord) -> bool {
-    record
-        .stamps
-        .iter()
-        .all(|(path, stamp)| fs::metadata(path).is_ok_and(|meta| Stamp::of(&meta) == *stamp))
+fn record_is_fresh(dir: &str, record: &ScanRecord) -> bool {
+    let fresh =
+        |path: &str, stamp: &Stamp| fs::metadata(path).is_ok_and(|meta| Stamp::of(&meta) == *stamp);
+    record.dir.is_some_and(|stamp| fresh(dir, &stamp))
+        && record
+            .stamps
+            .iter()
+            .all(|(path, stamp)| fresh(path.as_str(), stamp))
 }
 
 /// The scans of one discovery: every candidate of every source, decided,
@@ -596,13 +608,13 @@ impl<'a> DirScan<'a> {
     }
 
     /// Scans one directory and records it as scanned when it was complete.
-    pub(crate) fn run(&mut self, dir: &Utf8Path, stamp: Option<Stamp>) {
+    pub(crate) fn run(&mut self, dir: &Arc<str>, stamp: Option<Stamp>) {
         self.record = ScanRecord::default();
         self.complete = true;
-        self.scan(dir, stamp);
+        self.scan(Utf8Path::new(&**dir), stamp);
         if self.complete {
             let record = std::mem::take(&mut self.record);
-            self.state.scanned.insert(dir.to_string(), record);
+            self.state.scanned.insert(Arc::clone(dir), record);
         }
     }
 
@@ -611,7 +623,7 @@ impl<'a> DirScan<'a> {
             .map(Ok)
             .unwrap_or_else(|| fs::metadata(dir).map(|m| Stamp::of(&m)))
         {
-            Ok(stamp) => self.record.stamps.push((dir.to_owned(), stamp)),
+            Ok(stamp) => self.record.dir = Some(stamp),
             Err(_) => self.complete = false,
         }
         let mut probed = Probed::default();
