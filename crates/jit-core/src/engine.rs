@@ -18,7 +18,7 @@ use crate::rule::{
     Stamp, Tier, read_rule,
 };
 use crate::scope::{ScopeMatcher, TouchedPathMatcher};
-use crate::source::{ClaudeSource, RuleSource};
+use crate::source::{ClaudeSource, RuleDir, RuleSource};
 
 /// The default cap on one rule file's size: 256 KiB.
 pub const DEFAULT_MAX_RULE_BYTES: u64 = 256 * 1024;
@@ -654,23 +654,32 @@ impl<'a> DirScan<'a> {
                 {
                     continue;
                 }
-                let folder = dir.join(rule_dir.path);
-                let mut files = Vec::new();
-                let mut visited = HashSet::new();
-                self.list_rule_dir(
-                    &folder,
-                    rule_dir.suffix,
-                    rule_dir.recursive,
-                    &mut files,
-                    &mut visited,
-                );
-                files.sort();
-                for file in files {
-                    match fs::symlink_metadata(&file) {
-                        Ok(meta) => self.judge(source, &file, meta),
-                        Err(err) => self.unreadable(&file, &err),
-                    }
-                }
+                self.judge_rule_dir(source, &dir.join(rule_dir.path), rule_dir);
+            }
+        }
+    }
+
+    /// Decides every rule file of one rule folder, in sorted order.
+    pub(crate) fn judge_rule_dir(
+        &mut self,
+        source: &dyn RuleSource,
+        folder: &Utf8Path,
+        rule_dir: &RuleDir,
+    ) {
+        let mut files = Vec::new();
+        let mut visited = HashSet::new();
+        self.list_rule_dir(
+            folder,
+            rule_dir.suffix,
+            rule_dir.recursive,
+            &mut files,
+            &mut visited,
+        );
+        files.sort();
+        for file in files {
+            match fs::symlink_metadata(&file) {
+                Ok(meta) => self.judge(source, &file, meta),
+                Err(err) => self.unreadable(&file, &err),
             }
         }
     }
@@ -706,7 +715,7 @@ impl<'a> DirScan<'a> {
         exists
     }
 
-    pub(crate) fn list_rule_dir(
+    fn list_rule_dir(
         &mut self,
         folder: &Utf8Path,
         suffix: &str,

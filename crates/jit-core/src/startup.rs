@@ -186,21 +186,7 @@ impl Engine {
                     let Some(rest) = rule_dir.path.strip_prefix(".claude/") else {
                         continue;
                     };
-                    let mut files = Vec::new();
-                    let mut visited = std::collections::HashSet::new();
-                    scan.list_rule_dir(
-                        &user.join(rest),
-                        rule_dir.suffix,
-                        rule_dir.recursive,
-                        &mut files,
-                        &mut visited,
-                    );
-                    files.sort();
-                    for file in files {
-                        if let Ok(meta) = fs::symlink_metadata(&file) {
-                            scan.judge(source, &file, meta);
-                        }
-                    }
+                    scan.judge_rule_dir(source, &user.join(rest), rule_dir);
                 }
             }
         }
