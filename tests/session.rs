@@ -596,3 +596,37 @@ fn stats_over_a_session_log() {
     assert_eq!(stats.decisions["skipped:scope_miss"], 1);
     assert_eq!(stats.by_file[0].file, "CLAUDE.md");
 }
+
+#[test]
+fn a_startup_rule_replaced_mid_session_stays_through_a_rearm() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    let v2 = "# Project\nVersion two of the root rules, somewhat longer.\n";
+    project.write("proj/CLAUDE.md", v2);
+    let step = read(&mut session, "src/ui/Badge.tsx");
+    let files: Vec<&str> = step.blocks.iter().map(|b| b.file.as_str()).collect();
+    assert_eq!(files, ["CLAUDE.md", "src/ui/CLAUDE.md"]);
+    session.rearm();
+    session.set_system_prompt("after compaction");
+    check_blocks(&session, &[("CLAUDE.md", v2)]);
+}
+
+#[test]
+fn a_startup_rule_changed_after_a_rearm_is_replaced_on_the_next_touch() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    session.rearm();
+    // Unchanged: recognised, not injected twice.
+    let step = read(&mut session, "docs/guide.md");
+    assert!(step.blocks.is_empty(), "{:?}", step.blocks);
+    assert_eq!(
+        step.discoveries[0].skipped[0].reason,
+        SkipReason::AlreadyLoaded
+    );
+    session.rearm();
+    let v2 = "# Project\nVersion two of the root rules, somewhat longer.\n";
+    project.write("proj/CLAUDE.md", v2);
+    let step = read(&mut session, "docs/guide.md");
+    assert_eq!(step.blocks.len(), 1);
+    check_blocks(&session, &[("CLAUDE.md", v2)]);
+}

@@ -59,7 +59,8 @@ pub struct ManifestEntry {
     pub source_bytes: u64,
     /// Full text or summary.
     pub form: BlockForm,
-    /// Why it was injected.
+    /// Why it was injected. A startup rule replaced by a newer read keeps
+    /// `session_start`: it is still unconditional for the session.
     pub attribution: Attribution,
     /// The step it came in (0 is startup).
     pub introduced_step: u64,

@@ -288,3 +288,44 @@ mod tests {
         assert_eq!(headings(text), ["# Title", "## Sub"]);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Whatever a caller passes, every block is there once, after the
+        /// boundary, and setting the result again changes nothing.
+        #[test]
+        fn set_keeps_every_block_once_after_the_boundary(
+            bases in proptest::collection::vec("[a-z <>!\\-\n\"]{0,40}", 1..4),
+            files in proptest::collection::btree_set("[a-z]{1,3}(/[a-z\"<> ]{1,3})?", 0..4),
+            with_boundary in any::<bool>(),
+        ) {
+            let mut prompt = SystemPrompt::new();
+            for (i, file) in files.iter().enumerate() {
+                prompt.upsert(file, format!("rule {i} body\n"));
+            }
+            for base in &bases {
+                let base = if with_boundary {
+                    format!("{base}\n{CACHE_BOUNDARY}\n{base}")
+                } else {
+                    base.clone()
+                };
+                prompt.set(base);
+                let text = prompt.text().to_owned();
+                let boundary = prompt.boundary_position().unwrap();
+                for (i, file) in files.iter().enumerate() {
+                    let marker = begin_marker(file);
+                    prop_assert_eq!(text.matches(&marker).count(), 1);
+                    prop_assert_eq!(text.matches(&format!("rule {i} body\n")).count(), 1);
+                    prop_assert!(prompt.block_position(file).unwrap() > boundary);
+                }
+                prompt.set(text.clone());
+                prop_assert_eq!(prompt.text(), text.as_str());
+            }
+        }
+    }
+}

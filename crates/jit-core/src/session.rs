@@ -390,14 +390,10 @@ impl Session {
             .map(|e| (e.file.clone(), e.attribution))
             .collect();
         for (file, attribution) in resident {
-            if attribution == Attribution::SessionStart {
-                let path = if file.starts_with('/') {
-                    Utf8PathBuf::from(&file)
-                } else {
-                    self.engine.root().join(&file)
-                };
-                self.state.mark_loaded(&path);
-            } else {
+            // Startup blocks stay. The engine has forgotten them too, so the
+            // next walk past one reads it again: an unchanged text is
+            // recognised by its hash, a changed one replaces the block.
+            if attribution != Attribution::SessionStart {
                 self.manifest
                     .leave(&file, self.step, LeaveReason::Compacted);
                 self.prompt.remove(&file);
@@ -448,13 +444,33 @@ impl Session {
         let mut bytes_injected = 0u64;
 
         for rule in std::mem::take(&mut discovery.loaded) {
+            let hash = fnv1a(&rule.content);
+            // After a re-arm the engine forgets startup rules too; the
+            // prompt still holds them, so the same text is not added again.
+            if self
+                .manifest
+                .resident(&rule.file)
+                .is_some_and(|e| e.hash == hash)
+            {
+                discovery.skipped.push(SkippedRule {
+                    file: rule.file,
+                    reason: SkipReason::AlreadyLoaded,
+                    detail: "already in the prompt with the same text".to_owned(),
+                });
+                continue;
+            }
             let full = rule.content.len() as u64;
             let previous = self
                 .manifest
                 .resident(&rule.file)
                 .map(|e| (e.bytes, e.attribution));
+            // A startup rule changed on disk stays a startup rule: it is
+            // replaced in full and survives a re-arm like the version it
+            // replaces.
+            let startup_rule = rule.attribution == Attribution::SessionStart
+                || matches!(previous, Some((_, Attribution::SessionStart)));
             let remaining = self.budget_left(previous);
-            let fits = !budgeted || full <= remaining;
+            let fits = !budgeted || startup_rule || full <= remaining;
             let (content, form) = if fits {
                 (rule.content.clone(), BlockForm::Full)
             } else {
@@ -479,11 +495,15 @@ impl Session {
             bytes_injected += bytes;
             self.manifest.push(ManifestEntry {
                 file: rule.file.clone(),
-                hash: fnv1a(&rule.content),
+                hash: hash.clone(),
                 bytes,
                 source_bytes: full,
                 form,
-                attribution: rule.attribution,
+                attribution: if startup_rule {
+                    Attribution::SessionStart
+                } else {
+                    rule.attribution
+                },
                 introduced_step: step,
                 last_relevant_step: step,
                 left_step: None,
@@ -494,7 +514,7 @@ impl Session {
                 file: rule.file.clone(),
                 content: content.clone(),
             });
-            let hash = Some(fnv1a(&rule.content));
+            let hash = Some(hash);
             if fits {
                 candidates.push(Candidate {
                     file: rule.file.clone(),
