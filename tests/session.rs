@@ -628,5 +628,7 @@ fn a_startup_rule_changed_after_a_rearm_is_replaced_on_the_next_touch() {
     project.write("proj/CLAUDE.md", v2);
     let step = read(&mut session, "docs/guide.md");
     assert_eq!(step.blocks.len(), 1);
+    assert_eq!(step.events[0].candidates[0].decision, "replaced");
+    assert_eq!(step.events[0].left[0].reason, "replaced_by_newer_read");
     check_blocks(&session, &[("CLAUDE.md", v2)]);
 }

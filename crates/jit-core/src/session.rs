@@ -185,7 +185,8 @@ impl Injection {
 /// let engine = Arc::new(Engine::new(dir.path())?);
 /// let mut session = Session::new(engine, SessionConfig::new());
 /// session.set_system_prompt(format!("static\n{CACHE_BOUNDARY}\ndynamic"));
-/// let step = session.touch("src/ui/Footer.tsx".into(), session.engine().root().to_owned().as_path());
+/// let root = session.engine().root().to_owned();
+/// let step = session.touch("src/ui/Footer.tsx".into(), &root);
 /// assert!(step.is_hit());
 ///
 /// // A rebuild that knows nothing of rules keeps them.
@@ -443,7 +444,7 @@ impl Session {
         let mut kept = Vec::with_capacity(discovery.loaded.len());
         let mut bytes_injected = 0u64;
 
-        for rule in std::mem::take(&mut discovery.loaded) {
+        for mut rule in std::mem::take(&mut discovery.loaded) {
             let hash = fnv1a(&rule.content);
             // After a re-arm the engine forgets startup rules too; the
             // prompt still holds them, so the same text is not added again.
@@ -480,6 +481,9 @@ impl Session {
                 )
             };
             if previous.is_some() {
+                // The engine may not know (it forgot the rule in a re-arm),
+                // but the prompt does: this text replaces a block.
+                rule.decision = LoadKind::Replaced;
                 let reason = if fits {
                     LeaveReason::ReplacedByNewerRead
                 } else {
