@@ -632,3 +632,17 @@ fn a_startup_rule_changed_after_a_rearm_is_replaced_on_the_next_touch() {
     assert_eq!(step.events[0].left[0].reason, "replaced_by_newer_read");
     check_blocks(&session, &[("CLAUDE.md", v2)]);
 }
+
+/// Hand-written logs (old and foreign lines, departures, sub-agents): the
+/// whole statistics object, with debt from 1000 bytes and 3 idle steps.
+#[test]
+fn stats_of_hand_written_logs() {
+    insta::glob!("fixtures/stats/*.jsonl", |path| {
+        let text = fs::read_to_string(path).unwrap();
+        let options = StatsOptions {
+            debt_min_bytes: 1000,
+            debt_idle_steps: 3,
+        };
+        insta::assert_yaml_snapshot!(Stats::from_lines(text.lines(), options));
+    });
+}
