@@ -646,3 +646,41 @@ fn stats_of_hand_written_logs() {
         insta::assert_yaml_snapshot!(Stats::from_lines(text.lines(), options));
     });
 }
+
+/// A harness may hand a session to another thread (a sub-agent runner).
+#[test]
+fn sessions_can_move_between_threads() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Session>();
+    let project = Project::new();
+    let mut session = Session::new(project.engine(), SessionConfig::new());
+    let root = project.root();
+    let step = std::thread::spawn(move || {
+        session
+            .tool_call("read", &json!({"file_path": "src/ui/Badge.tsx"}), &root)
+            .unwrap()
+    })
+    .join()
+    .unwrap();
+    assert!(step.is_hit());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_as_event_log_is_refused_not_waited_on() {
+    let project = Project::new();
+    let fifo = project.base().join("events.fifo");
+    let status = std::process::Command::new("mkfifo")
+        .arg(fifo.as_str())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut session = Session::new(project.engine(), SessionConfig::new().with_event_log(&fifo));
+    let step = read(&mut session, "src/ui/Badge.tsx");
+    assert!(step.is_hit());
+    assert!(
+        session.warnings()[0].contains("named pipe"),
+        "{:?}",
+        session.warnings()
+    );
+}

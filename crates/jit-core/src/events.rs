@@ -122,6 +122,7 @@ impl EventWriter {
         let Some(path) = &self.path else {
             return Ok(());
         };
+        refuse_fifo(path)?;
         let mut line = serde_json::to_string(event)
             .map_err(|e| format!("cannot encode an event for {path}: {e}"))?;
         line.push('\n');
@@ -132,6 +133,24 @@ impl EventWriter {
             .and_then(|mut file| file.write_all(line.as_bytes()))
             .map_err(|e| format!("cannot write the event log {path}: {e}; events are not recorded"))
     }
+}
+
+/// Opening a named pipe for writing blocks until a reader comes, and the
+/// writer must never hold up a tool call: a pipe is refused with a warning.
+#[cfg(unix)]
+fn refuse_fifo(path: &Utf8Path) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.file_type().is_fifo() => Err(format!(
+            "the event log {path} is a named pipe, which could block the tool call; events are not recorded"
+        )),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(not(unix))]
+fn refuse_fifo(_path: &Utf8Path) -> Result<(), String> {
+    Ok(())
 }
 
 /// The current time as RFC 3339 UTC with milliseconds (`2026-08-08T09:30:00.123Z`).
