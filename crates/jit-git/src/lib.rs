@@ -28,6 +28,7 @@
 mod error;
 mod narrow;
 mod signals;
+mod staged;
 mod status;
 
 pub use error::{Error, ErrorKind};

@@ -11,6 +11,7 @@ use gix::status::plumbing::index_as_worktree::EntryStatus;
 use jit_core::{ChangeSet, ChangeSource};
 
 use crate::error::{Error, ErrorKind};
+use crate::staged::staged_paths;
 
 /// Lists a worktree's changed files through gix, without spawning `git`.
 ///
@@ -196,7 +197,6 @@ fn changed_paths(repo: &gix::Repository, root: &Path, prefix: &[u8]) -> Result<C
     };
     let index = repo.index_or_empty().map_err(git_error)?;
     let head_tree = repo.head_tree_id_or_empty().map_err(git_error)?.detach();
-    let nothing_staged = index_matches_tree(&index, head_tree);
 
     let status = repo
         .status(gix::progress::Discard)
@@ -223,15 +223,9 @@ fn changed_paths(repo: &gix::Repository, root: &Path, prefix: &[u8]) -> Result<C
     };
 
     let mut changed = Changed::default();
-    let outcome = if nothing_staged {
-        let mut iter = status
-            .into_index_worktree_iter(patterns)
-            .map_err(git_error)?;
-        for item in iter.by_ref() {
-            changed.add_worktree_item(item.map_err(git_error)?);
-        }
-        iter.outcome_mut().map(|outcome| dirwalk_errors(outcome))
-    } else {
+    let outcome = if index.is_sparse() {
+        // A sparse index holds whole directories as entries, which the
+        // cached-tree comparison does not handle: gix compares all of HEAD.
         let mut iter = status.into_iter(patterns).map_err(git_error)?;
         for item in iter.by_ref() {
             match item.map_err(git_error)? {
@@ -246,6 +240,17 @@ fn changed_paths(repo: &gix::Repository, root: &Path, prefix: &[u8]) -> Result<C
             }
         }
         iter.outcome_mut().map(|outcome| dirwalk_errors(outcome))
+    } else {
+        // gix checks the worktree on its own threads while the staged
+        // changes are computed here.
+        let mut iter = status
+            .into_index_worktree_iter(patterns)
+            .map_err(git_error)?;
+        staged_paths(repo, &index, head_tree, &mut changed.paths).map_err(git_error)?;
+        for item in iter.by_ref() {
+            changed.add_worktree_item(item.map_err(git_error)?);
+        }
+        iter.outcome_mut().map(|outcome| dirwalk_errors(outcome))
     };
     let errors = outcome.unwrap_or(0);
     if errors > 0 {
@@ -255,23 +260,6 @@ fn changed_paths(repo: &gix::Repository, root: &Path, prefix: &[u8]) -> Result<C
         ));
     }
     Ok(changed)
-}
-
-/// Whether the index's cached tree (the `TREE` extension git keeps up to
-/// date) says the index holds exactly `tree`, so that nothing is staged.
-///
-/// `git status` uses the same cache to skip comparing unchanged trees with
-/// the index. Without it, `HEAD^{tree}` would be read and expanded into a
-/// second index on every call, which costs several milliseconds on a large
-/// repository. Any doubt (no cache, an invalidated root, an entry count
-/// that does not add up) means a full comparison.
-fn index_matches_tree(index: &gix::index::State, tree: gix::ObjectId) -> bool {
-    index.tree().is_some_and(|cache| {
-        cache.id == tree
-            && cache.num_entries.is_some_and(|count| {
-                usize::try_from(count).is_ok_and(|count| count == index.entries().len())
-            })
-    })
 }
 
 /// How many directories the untracked-file walk could not read.

@@ -213,6 +213,87 @@ fn soft_reset_lists_what_the_index_holds_beyond_head() {
 }
 
 #[test]
+fn staged_changes_deep_among_unchanged_siblings_are_found() {
+    let mut files = Vec::new();
+    for top in ["a", "b", "c"] {
+        for sub in ["x", "y", "z"] {
+            for file in ["1.rs", "2.rs", "3.rs"] {
+                files.push(format!("{top}/{sub}/deeper/{file}"));
+            }
+        }
+    }
+    files.extend(["f", "g.txt", "exec.sh", "gone/one.rs", "gone/sub/two.rs"].map(String::from));
+    let names: Vec<&str> = files.iter().map(String::as_str).collect();
+    let repo = Repo::with_commit(&names);
+
+    repo.write("b/y/deeper/2.rs", "staged change\n");
+    repo.write("c/new/dir/added.rs", "staged addition\n");
+    repo.git(&["add", "b/y/deeper/2.rs", "c/new/dir/added.rs"]);
+    repo.git(&["rm", "-q", "-r", "gone"]);
+    // A file replaced by a directory of the same name.
+    repo.git(&["rm", "-q", "f"]);
+    repo.write("f/inside.rs", "x\n");
+    repo.git(&["add", "f/inside.rs"]);
+    // A staged mode change and a staged type change.
+    repo.git(&["update-index", "--chmod=+x", "exec.sh"]);
+    repo.remove("g.txt");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("a", repo.root().join("g.txt")).unwrap();
+    #[cfg(not(unix))]
+    repo.write("g.txt", "changed\n");
+    repo.git(&["add", "g.txt"]);
+    check(
+        &repo,
+        &[
+            "b/y/deeper/2.rs",
+            "c/new/dir/added.rs",
+            "exec.sh",
+            "f",
+            "f/inside.rs",
+            "g.txt",
+            "gone/one.rs",
+            "gone/sub/two.rs",
+        ],
+    );
+}
+
+#[test]
+fn names_that_sort_differently_in_trees_and_the_index_are_compared_right() {
+    // Trees order the directory `a` as `a/`, after `a.c`; the index orders
+    // `a/x` after `a.c` too but before `a0`: both sides must still pair up.
+    let repo = Repo::with_commit(&["a-b", "a.c", "a/x", "a/y/z", "a0", "ab/c"]);
+    repo.write("a.c", "changed\n");
+    repo.write("a/y/z", "changed\n");
+    repo.write("a0", "changed\n");
+    repo.git(&["add", "a.c", "a/y/z", "a0"]);
+    repo.write("a-b", "unstaged\n");
+    check(&repo, &["a-b", "a.c", "a/y/z", "a0"]);
+}
+
+#[test]
+fn staging_then_unstaging_leaves_nothing_staged() {
+    // Unstaging leaves the index's cached tree invalid along the path, so the
+    // comparison goes entry by entry there and must still find nothing.
+    let repo = Repo::with_commit(&["src/ui/a.ts", "src/ui/b.ts", "docs/c.md"]);
+    repo.write("src/ui/a.ts", "changed\n");
+    repo.git(&["add", "src/ui/a.ts"]);
+    repo.git(&["reset", "-q", "--", "src/ui/a.ts"]);
+    repo.git(&["checkout", "--", "src/ui/a.ts"]);
+    check(&repo, &[]);
+}
+
+#[test]
+fn index_rebuilt_without_a_cached_tree_still_compares_right() {
+    let repo = Repo::with_commit(&["a/1.rs", "a/2.rs", "b/3.rs"]);
+    // `read-tree` writes an index from HEAD; then an update-index drops
+    // the cached tree along the path.
+    repo.git(&["read-tree", "HEAD"]);
+    repo.write("b/3.rs", "changed\n");
+    repo.git(&["update-index", "b/3.rs"]);
+    check(&repo, &["b/3.rs"]);
+}
+
+#[test]
 fn staged_rename_lists_both_paths() {
     let repo = Repo::with_commit(&["src/old_name.rs", "other.rs"]);
     repo.git(&["mv", "src/old_name.rs", "src/new_name.rs"]);
