@@ -29,6 +29,10 @@ pub struct Args {
     /// Total byte budget for JIT rule blocks (default 262144).
     #[arg(long, value_name = "BYTES")]
     budget: Option<u64>,
+    /// The session's working directory for the startup load (default: the
+    /// current directory when it is inside the root, else the root).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// Read managed rules from FILE instead of the platform's
     /// (`/etc/claude-code/CLAUDE.md` on Linux).
     #[arg(long, value_name = "FILE")]
@@ -50,6 +54,11 @@ struct Report {
     warnings: Vec<String>,
 }
 
+/// Whether `dir` is `root` or below it (through symlinks too).
+fn inside(dir: &camino::Utf8Path, root: &camino::Utf8Path) -> bool {
+    std::fs::canonicalize(dir).is_ok_and(|real| real.starts_with(root))
+}
+
 /// Runs `jit explain`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let engine = Arc::new(Engine::new(&args.root)?);
@@ -67,7 +76,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let startup = if args.no_startup {
         None
     } else {
-        Some(session.startup(&options(cwd.clone(), args.managed)?))
+        let session_cwd = match args.cwd {
+            Some(dir) => {
+                let dir = Utf8PathBuf::from_path_buf(dir)
+                    .map_err(|p| anyhow::anyhow!("--cwd {} is not UTF-8", p.display()))?;
+                cwd.join(dir)
+            }
+            None if inside(&cwd, session.engine().root()) => cwd.clone(),
+            None => session.engine().root().to_owned(),
+        };
+        Some(session.startup(&options(session_cwd, args.managed)?))
     };
     let mut steps = Vec::with_capacity(args.paths.len());
     for path in &args.paths {
