@@ -65,13 +65,21 @@ fn interleaved_ratio(root: &Utf8Path, runs: usize) {
     let source = source();
     let mut ours = Vec::with_capacity(runs);
     let mut theirs = Vec::with_capacity(runs);
+    let (mut our_cpu, mut their_cpu) = (0, 0);
     for _ in 0..runs {
+        let before = cpu_ticks();
         let start = Instant::now();
         divan::black_box(startup_signals(root, root, &source));
         ours.push(start.elapsed());
+        let middle = cpu_ticks();
         let start = Instant::now();
         divan::black_box(git_status(root));
         theirs.push(start.elapsed());
+        let after = cpu_ticks();
+        if let (Some(before), Some(middle), Some(after)) = (before, middle, after) {
+            our_cpu += middle.0 - before.0;
+            their_cpu += after.1 - middle.1;
+        }
     }
     ours.sort();
     theirs.sort();
@@ -86,6 +94,26 @@ fn interleaved_ratio(root: &Utf8Path, runs: usize) {
         ms(our_median) / ms(git_median),
         ms(ours[0]) / ms(theirs[0]),
     );
+    // Wall time depends on how busy the machine is: gix spreads its work
+    // over more threads than git, which pays off on idle cores and not on
+    // busy ones. CPU time does not depend on that.
+    if their_cpu > 0 {
+        eprintln!(
+            "CPU time (user + system, clock ticks over {runs} runs): gix {our_cpu}, git {their_cpu}; ratio gix/git {:.2}",
+            our_cpu as f64 / their_cpu as f64
+        );
+    }
+}
+
+/// This process's CPU time and that of its waited-for children, in clock
+/// ticks, from `/proc/self/stat` (Linux only).
+fn cpu_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses and may
+    // contain spaces: `utime stime cutime cstime` are fields 14 to 17.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3)?.parse::<u64>().ok();
+    Some((field(14)? + field(15)?, field(16)? + field(17)?))
 }
 
 const TOP_DIRECTORIES: usize = 40;
