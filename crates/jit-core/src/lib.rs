@@ -47,6 +47,7 @@ mod error;
 mod events;
 mod frontmatter;
 mod manifest;
+mod narrow;
 mod paths;
 mod prompt;
 mod registry;
@@ -56,6 +57,7 @@ mod session;
 mod signals;
 mod source;
 mod startup;
+mod startup_signals;
 mod stats;
 
 pub use audit::{AuditProblem, AuditReport, audit};
@@ -67,6 +69,7 @@ pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,
 };
+pub use narrow::narrow_to_cwd;
 pub use prompt::{CACHE_BOUNDARY, PromptBlock, SystemPrompt};
 pub use registry::{
     AffectedPaths, Registry, ReporterRegistration, SkippedInput, ToolRegistration, TouchedPaths,
@@ -80,6 +83,7 @@ pub use session::{
 pub use signals::{ChangeSet, ChangeSource};
 pub use source::{ClaudeSource, RuleDir, RuleSource, ScopeSpec};
 pub use startup::{StartupOptions, StartupReport, default_managed_path};
+pub use startup_signals::{Signals, startup_signals};
 pub use stats::{DebtRow, FileStats, Percentiles, Stats, StatsOptions};
 
 /// Re-exported so plug-in crates can `jit_core::inventory::submit!` without

@@ -12,6 +12,7 @@ use crate::paths::normalize;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
 use crate::scope::SignalMatcher;
 use crate::signals::ChangeSource;
+use crate::startup_signals::startup_signals;
 
 /// The managed (administrator) rule file of this platform, if it has one.
 pub fn default_managed_path() -> Option<Utf8PathBuf> {
@@ -137,15 +138,11 @@ impl Engine {
         } else {
             normalize(&self.root().join(&options.cwd))
         };
-        let cwd_rel = self.locate(&cwd);
-        match &cwd_rel {
-            Some(rel) => report.signals = self.signals(rel, options, &mut report.diagnostics),
-            None => report.diagnostics.push(format!(
-                "the working directory {cwd} is outside the project root {}: only the root's rules load, with no scope signals",
-                self.root()
-            )),
-        }
-        let cwd_rel = cwd_rel.unwrap_or_default();
+        let computed = startup_signals(self.root(), &cwd, options.changes.as_deref());
+        report.signals = computed.signals;
+        report.diagnostics.extend(computed.fallback_reason);
+        report.diagnostics.extend(computed.diagnostics);
+        let cwd_rel = self.locate(&cwd).unwrap_or_default();
 
         let signals = report.signals.clone();
         let matcher = SignalMatcher::new(&signals);
@@ -213,66 +210,8 @@ impl Engine {
         report.elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         report
     }
-
-    /// The cwd marker plus the changed files inside the cwd subtree; on a
-    /// change-source failure, the marker only, with the reason recorded.
-    fn signals(
-        &self,
-        cwd_rel: &Utf8Path,
-        options: &StartupOptions,
-        diagnostics: &mut Vec<String>,
-    ) -> Vec<String> {
-        let mut signals = Vec::new();
-        let marker = crate::paths::slash(cwd_rel);
-        if !marker.is_empty() {
-            signals.push(format!("{marker}/"));
-        }
-        let Some(source) = &options.changes else {
-            return signals;
-        };
-        match source.changed_files(self.root()) {
-            Ok(changes) => {
-                let mut files: Vec<String> = changes
-                    .files
-                    .iter()
-                    .map(|f| crate::paths::slash(f))
-                    .filter(|f| in_subtree(f, &marker))
-                    .collect();
-                files.sort();
-                files.dedup();
-                signals.extend(files);
-                diagnostics.extend(changes.diagnostics);
-            }
-            Err(err) => diagnostics.push(format!(
-                "changed files unavailable, so the cwd marker is the only signal: {err}"
-            )),
-        }
-        signals
-    }
 }
 
 fn canonical(path: &Utf8Path) -> Option<Utf8PathBuf> {
     Utf8PathBuf::from_path_buf(fs::canonicalize(path).ok()?).ok()
-}
-
-/// Whether root-relative `file` is inside the `dir` subtree (segment-wise;
-/// the root, `""`, holds everything).
-pub(crate) fn in_subtree(file: &str, dir: &str) -> bool {
-    dir.is_empty()
-        || file
-            .strip_prefix(dir)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::in_subtree;
-
-    #[test]
-    fn subtree_is_by_segment() {
-        assert!(in_subtree("src/ui/a.ts", "src/ui"));
-        assert!(in_subtree("src/ui/a.ts", ""));
-        assert!(!in_subtree("src/ui-old/a.ts", "src/ui"));
-        assert!(!in_subtree("docs/a.md", "src/ui"));
-    }
 }

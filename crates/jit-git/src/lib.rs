@@ -26,12 +26,22 @@
 #![deny(missing_docs)]
 
 mod error;
-mod narrow;
-mod signals;
 mod staged;
 mod status;
 
 pub use error::{Error, ErrorKind};
-pub use narrow::narrow_to_cwd;
-pub use signals::{Signals, startup_signals};
+pub use jit_core::{Signals, narrow_to_cwd};
 pub use status::{GitChanges, changed_files};
+
+/// The startup signals for a session in `cwd` of the project at `root`, with
+/// `source` (usually [`GitChanges`]) for the changed files: the cwd marker
+/// (`src/ui/`), then the changes inside the cwd subtree; the marker only,
+/// with the reason, when the source fails. The engine's startup load computes
+/// the same through [`jit_core::startup_signals`], which this calls.
+pub fn startup_signals(
+    root: &camino::Utf8Path,
+    cwd: &camino::Utf8Path,
+    source: &dyn jit_core::ChangeSource,
+) -> Signals {
+    jit_core::startup_signals(root, cwd, Some(source))
+}

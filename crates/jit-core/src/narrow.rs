@@ -1,7 +1,7 @@
 //! Narrowing a change set to the subtree of the working directory.
 
+use crate::signals::ChangeSet;
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
-use jit_core::ChangeSet;
 
 /// Keeps only the changes inside the `cwd` subtree.
 ///
@@ -21,7 +21,7 @@ use jit_core::ChangeSet;
 ///     files: vec!["src/ui/Badge.tsx".into(), "src/ui-old/x.ts".into(), "docs/a.md".into()],
 ///     diagnostics: vec![],
 /// };
-/// let narrowed = jit_git::narrow_to_cwd(changes, "src/ui".into());
+/// let narrowed = jit_core::narrow_to_cwd(changes, "src/ui".into());
 /// assert_eq!(narrowed.files, ["src/ui/Badge.tsx"]);
 /// ```
 pub fn narrow_to_cwd(changes: ChangeSet, cwd: &Utf8Path) -> ChangeSet {

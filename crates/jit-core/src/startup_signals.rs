@@ -1,7 +1,7 @@
-//! Startup scope signals: the cwd directory marker plus the git changes inside the cwd subtree.
+//! Startup scope signals: the cwd directory marker plus the changed files inside the cwd subtree.
 
+use crate::signals::ChangeSource;
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_core::ChangeSource;
 use serde::Serialize;
 
 use crate::narrow::{narrow_to_cwd, subtree};
@@ -31,6 +31,8 @@ pub struct Signals {
 /// 2. the files `source` reports as changed, narrowed to the cwd subtree
 ///    (a dirty `src/ui` file does not count in `docs`), root-relative.
 ///
+/// With no source (`None`), the marker is the only signal.
+///
 /// If `source` fails, the signals are the marker only — never "match
 /// everything" — and [`Signals::fallback_reason`] says why. A `cwd` outside
 /// `root` yields no signals and a diagnostic; the source is not asked.
@@ -45,10 +47,14 @@ pub struct Signals {
 ///         Ok(ChangeSet { files: vec!["src/ui/Badge.tsx".into(), "docs/a.md".into()], diagnostics: vec![] })
 ///     }
 /// }
-/// let signals = jit_git::startup_signals(Utf8Path::new("/p"), Utf8Path::new("/p/src/ui"), &Fixed);
+/// let signals = jit_core::startup_signals(Utf8Path::new("/p"), Utf8Path::new("/p/src/ui"), Some(&Fixed));
 /// assert_eq!(signals.signals, ["src/ui/", "src/ui/Badge.tsx"]);
 /// ```
-pub fn startup_signals(root: &Utf8Path, cwd: &Utf8Path, source: &dyn ChangeSource) -> Signals {
+pub fn startup_signals(
+    root: &Utf8Path,
+    cwd: &Utf8Path,
+    source: Option<&dyn ChangeSource>,
+) -> Signals {
     let mut out = Signals::default();
     let Some(cwd_rel) = cwd_relative_to_root(root, cwd) else {
         out.diagnostics.push(format!(
@@ -59,6 +65,9 @@ pub fn startup_signals(root: &Utf8Path, cwd: &Utf8Path, source: &dyn ChangeSourc
     if !cwd_rel.as_str().is_empty() {
         out.signals.push(format!("{cwd_rel}/"));
     }
+    let Some(source) = source else {
+        return out;
+    };
     match source.changed_files(root) {
         Ok(changes) => {
             let mut narrowed = narrow_to_cwd(changes, &cwd_rel);
@@ -110,7 +119,7 @@ fn cwd_relative_to_root(root: &Utf8Path, cwd: &Utf8Path) -> Option<Utf8PathBuf> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jit_core::ChangeSet;
+    use crate::signals::ChangeSet;
     use pretty_assertions::assert_eq;
 
     /// A change source that answers with fixed files, or fails.
@@ -133,7 +142,11 @@ mod tests {
 
     #[track_caller]
     fn check(cwd: &str, changed: Option<Vec<&'static str>>, expected: &[&str]) -> Signals {
-        let signals = startup_signals(Utf8Path::new("/p"), Utf8Path::new(cwd), &Fixed(changed));
+        let signals = startup_signals(
+            Utf8Path::new("/p"),
+            Utf8Path::new(cwd),
+            Some(&Fixed(changed)),
+        );
         assert_eq!(signals.signals, expected, "cwd {cwd}");
         signals
     }
@@ -197,9 +210,13 @@ mod tests {
         let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
         std::fs::create_dir_all(root.join("src/ui")).unwrap();
         std::fs::create_dir_all(root.join("docs")).unwrap();
-        let signals = startup_signals(&root, &root.join("src/ui/../../docs"), &Fixed(Some(vec![])));
+        let signals = startup_signals(
+            &root,
+            &root.join("src/ui/../../docs"),
+            Some(&Fixed(Some(vec![]))),
+        );
         assert_eq!(signals.signals, ["docs/"]);
-        let signals = startup_signals(&root, &root.join("src/.."), &Fixed(Some(vec![])));
+        let signals = startup_signals(&root, &root.join("src/.."), Some(&Fixed(Some(vec![]))));
         assert_eq!(signals.signals, Vec::<String>::new());
         assert!(signals.diagnostics.is_empty());
     }
