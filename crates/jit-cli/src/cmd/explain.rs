@@ -136,14 +136,7 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
                 format!("{} B", loaded.bytes),
             ]);
         }
-        for skipped in &startup.skipped {
-            rows.push([
-                "skipped".to_owned(),
-                skipped.file.clone(),
-                skipped.reason.as_str().to_owned(),
-                skipped.detail.clone(),
-            ]);
-        }
+        rows.extend(skipped_rows(&startup.skipped));
         if rows.is_empty() {
             writeln!(out, "  (no startup rules)")?;
         }
@@ -183,14 +176,7 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
                 ),
             ]);
         }
-        for skipped in &step.skipped {
-            rows.push([
-                "skipped".to_owned(),
-                skipped.file.clone(),
-                skipped.reason.as_str().to_owned(),
-                skipped.detail.clone(),
-            ]);
-        }
+        rows.extend(skipped_rows(&step.skipped));
         if rows.is_empty() {
             writeln!(out, "  (no rule files on this path's directory chain)")?;
         }
@@ -220,4 +206,16 @@ fn write_rows(out: &mut impl Write, rows: &[[String; 4]]) -> std::io::Result<()>
         )?;
     }
     Ok(())
+}
+
+/// One table row per skipped candidate: what, file, reason, detail.
+fn skipped_rows(skipped: &[jit_core::SkippedRule]) -> impl Iterator<Item = [String; 4]> + '_ {
+    skipped.iter().map(|skipped| {
+        [
+            "skipped".to_owned(),
+            skipped.file.clone(),
+            skipped.reason.as_str().to_owned(),
+            skipped.detail.clone(),
+        ]
+    })
 }
