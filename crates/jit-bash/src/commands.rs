@@ -131,6 +131,8 @@ fn judge_from(argv: &[&Word], start: usize) -> Verdict {
         "mkdir" => every_operand(argv, start, &MKDIR),
         "tee" => every_operand(argv, start, &TEE),
         "sed" => sed(argv, start),
+        "sort" => sort(argv, start),
+        "uniq" => uniq(argv, start),
         // Wrappers that run the rest of the line as a command of its own.
         "nohup" | "builtin" => judge_from(argv, start + 1),
         "command" => match next_text {
@@ -257,6 +259,40 @@ const SED: Spec = Spec {
         ("line-length", Arg::Required),
     ],
     bsd_in_place: true,
+};
+
+const SORT: Spec = Spec {
+    flags: "bcCdfghiMmnRrsuVz",
+    with_arg: "kotST",
+    optional_arg: "",
+    long: &[
+        ("batch-size", Arg::Required),
+        ("buffer-size", Arg::Required),
+        ("compress-program", Arg::Required),
+        ("field-separator", Arg::Required),
+        ("files0-from", Arg::Required),
+        ("key", Arg::Required),
+        ("output", Arg::Required),
+        ("parallel", Arg::Required),
+        ("random-source", Arg::Required),
+        ("sort", Arg::Required),
+        ("temporary-directory", Arg::Required),
+    ],
+    bsd_in_place: false,
+};
+
+const UNIQ: Spec = Spec {
+    flags: "cdDiuz",
+    with_arg: "fsw",
+    optional_arg: "",
+    long: &[
+        ("all-repeated", Arg::Optional),
+        ("check-chars", Arg::Required),
+        ("group", Arg::Optional),
+        ("skip-chars", Arg::Required),
+        ("skip-fields", Arg::Required),
+    ],
+    bsd_in_place: false,
 };
 
 /// The name of a parsed option.
@@ -477,4 +513,31 @@ fn sed(argv: &[&Word], start: usize) -> Verdict {
             .map(Target::Word)
             .collect(),
     )
+}
+
+/// `sort` writes only the file of `-o` / `--output`.
+fn sort(argv: &[&Word], start: usize) -> Verdict {
+    let parsed = match parse_options(argv, start, &SORT) {
+        Ok(parsed) => parsed,
+        Err(reason) => return Verdict::Refused(reason),
+    };
+    match parsed.last_value(&[Name::Short('o'), Name::Long("output")]) {
+        Some(Value::At(target)) => Verdict::Writes(vec![target]),
+        _ => Verdict::Writes(Vec::new()),
+    }
+}
+
+/// `uniq [INPUT [OUTPUT]]` writes its second operand.
+fn uniq(argv: &[&Word], start: usize) -> Verdict {
+    match parse_options(argv, start, &UNIQ) {
+        Ok(parsed) => Verdict::Writes(
+            parsed
+                .operands
+                .get(1)
+                .map(|&i| Target::Word(i))
+                .into_iter()
+                .collect(),
+        ),
+        Err(reason) => Verdict::Refused(reason),
+    }
 }

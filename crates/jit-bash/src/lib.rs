@@ -71,6 +71,7 @@
 mod analysis;
 mod commands;
 mod extract;
+mod guard;
 mod syntax;
 
 pub use analysis::{Analysis, SkipReason, Skipped};

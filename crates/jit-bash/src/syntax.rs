@@ -3,7 +3,7 @@
 //! Everything else in the crate works on the small types defined here, so the
 //! parser could be swapped by rewriting this file alone.
 
-use std::io::BufReader;
+use std::io::{self, BufRead, Read};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast::{
@@ -14,6 +14,7 @@ use brush_parser::word::{WordPiece, WordPieceWithSource};
 use brush_parser::{ParseError, ParserOptions, TokenizerError};
 
 use crate::SkipReason;
+use crate::guard;
 
 /// One shell word, decoded as far as it can be known without running anything.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,44 +64,64 @@ fn options() -> ParserOptions {
     ParserOptions::default()
 }
 
-/// Deepest nesting the parser is given. The parser recurses once per level,
-/// so pathological nesting would overflow a small thread stack (an abort, not
-/// a panic); real commands stay far below this.
-const MAX_NESTING: usize = 32;
+/// How many times the parser may read past the end of the input. A second
+/// line of defence behind [`guard`]: some tokenizer loops at the end of input
+/// keep reading, and an error from the reader stops them. A complete parse
+/// reads the end only a few times.
+const EOF_READS: u32 = 256;
 
-/// An upper estimate of the nesting depth of `command`: opening brackets and
-/// compound-command keywords count up, their closers count down. Quoting is
-/// ignored, which can only overestimate.
-fn nesting_estimate(command: &str) -> usize {
-    let mut depth = 0usize;
-    let mut max = 0usize;
-    let words = command.split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|');
-    for word in words {
-        let opens = match word {
-            "if" | "while" | "until" | "for" | "select" | "case" => 1,
-            "fi" | "done" | "esac" => 0,
-            _ => word
-                .bytes()
-                .filter(|b| matches!(b, b'(' | b'{' | b'`'))
-                .count(),
-        };
-        let closes = match word {
-            "fi" | "done" | "esac" => 1,
-            _ => word.bytes().filter(|b| matches!(b, b')' | b'}')).count(),
-        };
-        depth += opens;
-        max = max.max(depth);
-        depth = depth.saturating_sub(closes);
+/// The command text as a reader that fails once it has reported the end of
+/// input [`EOF_READS`] times.
+struct EofBudget<'a> {
+    rest: &'a [u8],
+    eof_reads: u32,
+}
+
+impl<'a> EofBudget<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            rest: text.as_bytes(),
+            eof_reads: 0,
+        }
     }
-    max
+}
+
+impl Read for EofBudget<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.fill_buf()?.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for EofBudget<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.rest.is_empty() {
+            self.eof_reads += 1;
+            if self.eof_reads > EOF_READS {
+                return Err(io::Error::other(
+                    "the parser did not stop at the end of input",
+                ));
+            }
+        }
+        Ok(self.rest)
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.rest = self.rest.get(amt..).unwrap_or_default();
+    }
 }
 
 fn parse_unguarded(command: &str) -> Result<Vec<Step>, String> {
-    if nesting_estimate(command) > MAX_NESTING {
-        return Err(format!("nested deeper than {MAX_NESTING} levels"));
+    if guard::nesting_estimate(command) > guard::MAX_NESTING {
+        return Err(format!("nested deeper than {} levels", guard::MAX_NESTING));
+    }
+    if let Some(problem) = guard::incomplete_with_heredoc(command) {
+        return Err(problem.to_owned());
     }
     let options = options();
-    let mut parser = brush_parser::Parser::new(BufReader::new(command.as_bytes()), &options);
+    let mut parser = brush_parser::Parser::new(EofBudget::new(command), &options);
     let program = parser.parse_program().map_err(|err| describe(&err))?;
     let mut walker = Walker {
         options,
@@ -175,7 +196,12 @@ impl Walker {
             CompoundCommand::ArithmeticForClause(c) => self.compound_list(&c.body.list),
             CompoundCommand::BraceGroup(c) => self.compound_list(&c.list),
             CompoundCommand::Subshell(c) => self.compound_list(&c.list),
-            CompoundCommand::ForClause(c) => self.compound_list(&c.body.list),
+            CompoundCommand::ForClause(c) => {
+                for value in c.values.iter().flatten() {
+                    self.word(value);
+                }
+                self.compound_list(&c.body.list);
+            }
             CompoundCommand::CaseClause(c) => {
                 for case in &c.cases {
                     if let Some(list) = &case.cmd {
@@ -255,8 +281,10 @@ impl Walker {
         let suffix = simple.suffix.iter().flat_map(|s| s.0.iter());
         for item in prefix {
             // Leading assignments set variables for this command only; the
-            // command itself still runs.
-            if !matches!(item, CommandPrefixOrSuffixItem::AssignmentWord(..)) {
+            // command itself still runs. Their substitutions run too.
+            if let CommandPrefixOrSuffixItem::AssignmentWord(_, word) = item {
+                self.word(word);
+            } else {
                 self.prefix_or_suffix(item, &mut items);
             }
         }
@@ -296,14 +324,25 @@ impl Walker {
         }
     }
 
-    fn word(&self, word: &ast::Word) -> Word {
-        decode(&word.value, &self.options)
+    /// Decodes a word. The commands of its `$(…)` substitutions run before
+    /// the command that holds the word, so their steps come first.
+    fn word(&mut self, word: &ast::Word) -> Word {
+        let (word, substitutions) = decode(&word.value, &self.options);
+        for inner in substitutions {
+            // The outer text parsed, so the inner text does too; should it
+            // not, its commands are simply not analysed.
+            if let Ok(steps) = parse_unguarded(&inner) {
+                self.steps.extend(steps);
+            }
+        }
+        word
     }
 }
 
 /// Decodes one word: removes quotes and escapes, and finds the first piece
-/// whose value is known only at run time.
-fn decode(raw: &str, options: &ParserOptions) -> Word {
+/// whose value is known only at run time. Also returns the text of every
+/// `$(…)` command substitution in the word, since those commands run.
+fn decode(raw: &str, options: &ParserOptions) -> (Word, Vec<String>) {
     let mut decoder = Decoder::default();
     match brush_parser::word::parse(raw, options) {
         Ok(pieces) => decoder.pieces(&pieces, false),
@@ -312,11 +351,12 @@ fn decode(raw: &str, options: &ParserOptions) -> Word {
     if decoder.uncertain.is_none() {
         decoder.uncertain = pattern_reason(&decoder.unquoted);
     }
-    Word {
+    let word = Word {
         raw: raw.to_owned(),
         text: decoder.text,
         uncertain: decoder.uncertain,
-    }
+    };
+    (word, decoder.substitutions)
 }
 
 #[derive(Default)]
@@ -326,25 +366,31 @@ struct Decoder {
     /// one, so that pattern characters are only found where they are active.
     unquoted: String,
     uncertain: Option<SkipReason>,
+    substitutions: Vec<String>,
 }
 
 impl Decoder {
     fn pieces(&mut self, pieces: &[WordPieceWithSource], quoted: bool) {
         for piece in pieces {
-            if self.uncertain.is_some() {
-                return;
-            }
             self.piece(&piece.piece, quoted);
         }
     }
 
+    /// Appends literal text, as long as nothing uncertain came before it.
     fn literal(&mut self, s: &str, quoted: bool) {
+        if self.uncertain.is_some() {
+            return;
+        }
         self.text.push_str(s);
         if quoted {
             self.unquoted.extend(s.chars().map(|_| '_'));
         } else {
             self.unquoted.push_str(s);
         }
+    }
+
+    fn uncertain(&mut self, reason: SkipReason) {
+        self.uncertain.get_or_insert(reason);
     }
 
     fn piece(&mut self, piece: &WordPiece, quoted: bool) {
@@ -355,7 +401,7 @@ impl Decoder {
                 // Without a backslash an ANSI-C string is plain text; decoding
                 // its escapes is not worth the risk of a wrong path.
                 if s.contains('\\') {
-                    self.uncertain = Some(SkipReason::Quoting);
+                    self.uncertain(SkipReason::Quoting);
                 } else {
                     self.literal(s, true);
                 }
@@ -369,13 +415,19 @@ impl Decoder {
                     self.literal(escaped, true);
                 }
             }
-            WordPiece::TildeExpansion(_) => self.uncertain = Some(SkipReason::Tilde),
-            WordPiece::ParameterExpansion(_) => self.uncertain = Some(SkipReason::Variable),
-            WordPiece::CommandSubstitution(_) | WordPiece::BackquotedCommandSubstitution(_) => {
-                self.uncertain = Some(SkipReason::CommandSubstitution);
+            WordPiece::TildeExpansion(_) => self.uncertain(SkipReason::Tilde),
+            WordPiece::ParameterExpansion(_) => self.uncertain(SkipReason::Variable),
+            WordPiece::CommandSubstitution(inner) => {
+                self.substitutions.push(inner.clone());
+                self.uncertain(SkipReason::CommandSubstitution);
+            }
+            // The text of a backquoted substitution has its own escaping
+            // rules, so its commands are not analysed.
+            WordPiece::BackquotedCommandSubstitution(_) => {
+                self.uncertain(SkipReason::CommandSubstitution);
             }
             WordPiece::ArithmeticExpression(_) => {
-                self.uncertain = Some(SkipReason::ArithmeticSubstitution);
+                self.uncertain(SkipReason::ArithmeticSubstitution);
             }
         }
     }
@@ -418,7 +470,7 @@ mod tests {
 
     #[track_caller]
     fn check_word(raw: &str, text: &str, uncertain: Option<SkipReason>) {
-        let word = decode(raw, &options());
+        let (word, _) = decode(raw, &options());
         assert_eq!(
             (word.text.as_str(), word.uncertain),
             (text, uncertain),
@@ -458,6 +510,19 @@ mod tests {
         assert!(err.starts_with("nested deeper than"), "{err}");
         let ok = format!("{}touch a{}", "{ ".repeat(20), "; }".repeat(20));
         assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn inputs_that_loop_the_parser_are_refused_first() {
+        for looping in ["$( << & x", "$( << & - #", "echo $(cat <<- ;"] {
+            let err = parse(looping).unwrap_err();
+            assert!(!err.is_empty(), "{looping}");
+        }
+        // The usual commit-message form still parses.
+        let commit = "git commit -m \"$(cat <<'EOF'\nfix: it\nEOF\n)\" && touch a";
+        assert!(parse(commit).is_ok());
+        // A here-string is not a here-document.
+        assert!(parse("echo $(cat <<< x)").is_ok());
     }
 
     #[test]
