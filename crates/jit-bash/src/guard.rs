@@ -12,8 +12,10 @@
 pub(crate) const MAX_NESTING: usize = 32;
 
 /// An upper estimate of the nesting depth of `command`: opening brackets and
-/// compound-command keywords count up, their closers count down. Quoting is
-/// ignored, which can only overestimate.
+/// compound-command keywords count up, their closers count down. Quoting and
+/// here-document bodies are not told apart, which can only overestimate.
+/// Backquotes are not counted: they open and close with the same character,
+/// and nesting them takes escapes that no one writes deep.
 pub(crate) fn nesting_estimate(command: &str) -> usize {
     let mut depth = 0usize;
     let mut max = 0usize;
@@ -22,10 +24,7 @@ pub(crate) fn nesting_estimate(command: &str) -> usize {
         let opens = match word {
             "if" | "while" | "until" | "for" | "select" | "case" => 1,
             "fi" | "done" | "esac" => 0,
-            _ => word
-                .bytes()
-                .filter(|b| matches!(b, b'(' | b'{' | b'`'))
-                .count(),
+            _ => word.bytes().filter(|b| matches!(b, b'(' | b'{')).count(),
         };
         let closes = match word {
             "fi" | "done" | "esac" => 1,
