@@ -46,8 +46,11 @@
 //! # What is deliberately not reported
 //!
 //! * Any word with a variable, command or arithmetic substitution, a leading
-//!   tilde, a glob or a brace expansion: its value is known only at run time.
-//!   Single-quoted text is literal (`> 'src/$x.txt'` writes exactly that).
+//!   tilde or a glob: its value is known only at run time. Single-quoted text
+//!   is literal (`> 'src/$x.txt'` writes exactly that). A brace expansion is
+//!   expanded when it is one plain list in an unquoted argument
+//!   (`mkdir -p src/{a,b}`, `cp f{,.bak}`); nested lists, sequences
+//!   (`{1..3}`) and braces in a redirection target are skipped.
 //! * `/dev/*` (devices), `/tmp/*` and `/var/tmp/*` (not project files), a
 //!   lone `-` (standard input or output), an empty word.
 //! * Deletions (`rm`, `rmdir`, `unlink`, `shred`): the rules of a deleted

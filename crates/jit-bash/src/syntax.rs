@@ -289,7 +289,7 @@ impl Walker {
             }
         }
         if let Some(name) = &simple.word_or_name {
-            items.push(Item::Word(self.word(name)));
+            self.argument(name, &mut items);
         }
         for item in suffix {
             self.prefix_or_suffix(item, &mut items);
@@ -304,8 +304,9 @@ impl Walker {
                     items.push(Item::WriteRedirect(target));
                 }
             }
-            CommandPrefixOrSuffixItem::Word(word)
-            | CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
+            CommandPrefixOrSuffixItem::Word(word) => self.argument(word, items),
+            // Bash does not brace-expand assignment words.
+            CommandPrefixOrSuffixItem::AssignmentWord(_, word) => {
                 items.push(Item::Word(self.word(word)));
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
@@ -321,6 +322,25 @@ impl Walker {
                     uncertain: Some(SkipReason::Device),
                 }));
             }
+        }
+    }
+
+    /// Adds a command name or argument, brace-expanded into several words
+    /// when its braces are a plain list (`src/{a,b}`, `f{,.bak}`).
+    fn argument(&mut self, word: &ast::Word, items: &mut Vec<Item>) {
+        let decoded = self.word(word);
+        let expanded = (decoded.uncertain == Some(SkipReason::BraceExpansion))
+            .then(|| expand_braces(&decoded.raw))
+            .flatten();
+        match expanded {
+            Some(texts) => items.extend(texts.into_iter().map(|text| {
+                Item::Word(Word {
+                    raw: decoded.raw.clone(),
+                    text,
+                    uncertain: None,
+                })
+            })),
+            None => items.push(Item::Word(decoded)),
         }
     }
 
@@ -431,6 +451,32 @@ impl Decoder {
             }
         }
     }
+}
+
+/// Expands a word, as written, whose only braces are one plain list: `{`
+/// and `}` once each, commas between them, no `..` sequence, and no quote,
+/// escape or expansion anywhere in the word, so that every brace and comma is
+/// active. Anything else stays skipped.
+fn expand_braces(text: &str) -> Option<Vec<String>> {
+    let open = text.find('{')?;
+    let close = text.rfind('}')?;
+    let inside = text.get(open + 1..close)?;
+    let prefix = text.get(..open)?;
+    let suffix = text.get(close + 1..)?;
+    let plain = |s: &str| !s.contains(['{', '}', '\\', '\'', '"', '$', '`']);
+    if !plain(inside) || !plain(prefix) || !plain(suffix) || inside.contains("..") {
+        return None;
+    }
+    let items: Vec<&str> = inside.split(',').collect();
+    if items.len() < 2 {
+        return None;
+    }
+    Some(
+        items
+            .into_iter()
+            .map(|item| format!("{prefix}{item}{suffix}"))
+            .collect(),
+    )
 }
 
 /// Finds an active pathname pattern or brace expansion in the unquoted view
