@@ -813,3 +813,63 @@ fn imports_are_expanded_and_reported_as_includes() {
         lib.warnings
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_linked_claude_folder_outside_the_root_is_not_read() {
+    let fixture = Fixture::new(&[("src/a.ts", "")]);
+    let outside = fixture.base.join("elsewhere/.claude");
+    fs::create_dir_all(outside.join("rules")).unwrap();
+    fs::write(outside.join("CLAUDE.md"), "OUTSIDE_RULE\n").unwrap();
+    fs::write(outside.join("instructions.md"), "OUTSIDE_RULE\n").unwrap();
+    fs::write(outside.join("rules/r.md"), "OUTSIDE_RULE\n").unwrap();
+    fixture.symlink(&outside, ".claude");
+    fixture.symlink(&outside, "src/.claude");
+    let steps = session(&fixture.engine(), &["src/a.ts"]);
+    assert!(steps[0].loaded.is_empty(), "{steps:#?}");
+    assert!(!format!("{steps:?}").contains("OUTSIDE_RULE"));
+    assert!(
+        steps[0]
+            .skipped
+            .iter()
+            .all(|s| s.reason == SkipReason::OutsideRoot)
+    );
+    assert_eq!(steps[0].skipped.len(), 6, "{:#?}", steps[0].skipped);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_rule_reached_through_an_inner_link_is_injected_once() {
+    let fixture = Fixture::new(&[(".claude/CLAUDE.md", "shared\n")]);
+    fixture.symlink(&fixture.path(".claude"), "src/.claude");
+    let steps = check_fixture(
+        &fixture,
+        &["src/a.ts"],
+        "1 src/a.ts\n  + .claude/CLAUDE.md nested_traversal\n  - src/.claude/CLAUDE.md already_loaded\n",
+    );
+    assert_eq!(steps[0].loaded.len(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_directory_swapped_for_a_link_mid_session_is_contained_again() {
+    let fixture = Fixture::new(&[("src/ui/CLAUDE.md", "inside\n")]);
+    let engine = fixture.engine();
+    let mut state = DiscoveryState::default();
+    let first = engine.discover(&mut state, "src/ui/a.ts".into(), engine.root());
+    assert_eq!(first.loaded.len(), 1);
+    let outside = fixture.base.join("outside-ui");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("CLAUDE.md"), "SECRET OUTSIDE RULE\n").unwrap();
+    fs::remove_dir_all(fixture.path("src/ui")).unwrap();
+    fixture.symlink(&outside, "src/ui");
+    let second = engine.discover(&mut state, "src/ui/b.ts".into(), engine.root());
+    assert!(second.loaded.is_empty(), "{second:#?}");
+    assert!(!format!("{second:?}").contains("SECRET"));
+    assert!(
+        second
+            .skipped
+            .iter()
+            .any(|s| s.file == "src/ui" && s.reason == SkipReason::OutsideRoot)
+    );
+}

@@ -374,7 +374,7 @@ impl Engine {
                     }
                     seen_dirs.push(real);
                     if let Some(record) = scan.state.scanned.get(&**real) {
-                        if record_is_fresh(real, record) {
+                        if record_is_fresh(real, stamps.get(i).copied().flatten(), record) {
                             continue;
                         }
                         scan.state.scanned.remove(&**real);
@@ -424,7 +424,13 @@ impl Engine {
         dir_rel: &Utf8Path,
     ) -> (Arc<[ChainLevel]>, Vec<Option<Stamp>>) {
         if let Some(chain) = state.chains.get(dir_rel.as_str()) {
-            return (Arc::clone(chain), Vec::new());
+            // A directory may have been swapped for a link since: every
+            // level is checked again without following links, and the chain
+            // is resolved anew if any is no longer a plain directory.
+            if let Some(stamps) = still_plain_dirs(&self.root, chain) {
+                return (Arc::clone(chain), stamps);
+            }
+            state.chains.remove(dir_rel.as_str());
         }
         let mut levels = Vec::with_capacity(dir_rel.components().count() + 1);
         let mut stamps = Vec::with_capacity(levels.capacity());
@@ -528,14 +534,48 @@ fn elapsed_us(started: Instant) -> u64 {
 }
 
 /// Whether nothing a scan looked at has changed since.
-fn record_is_fresh(dir: &str, record: &ScanRecord) -> bool {
+///
+/// `dir_stamp` is the directory's stamp if the walk already took it (without
+/// following links); otherwise it is taken here.
+fn record_is_fresh(dir: &str, dir_stamp: Option<Stamp>, record: &ScanRecord) -> bool {
     let fresh =
         |path: &str, stamp: &Stamp| fs::metadata(path).is_ok_and(|meta| Stamp::of(&meta) == *stamp);
-    record.dir.is_some_and(|stamp| fresh(dir, &stamp))
+    let dir_stamp = dir_stamp.or_else(|| fs::symlink_metadata(dir).ok().map(|m| Stamp::of(&m)));
+    record.dir.is_some()
+        && record.dir == dir_stamp
         && record
             .stamps
             .iter()
             .all(|(path, stamp)| fresh(path.as_str(), stamp))
+}
+
+/// The stamps of a cached chain's directories, taken without following
+/// links, or `None` when a directory is gone or became a link (the chain must
+/// be resolved again). The root's slot is `None`: its stamp is taken by the scan.
+fn still_plain_dirs(root: &Utf8Path, chain: &[ChainLevel]) -> Option<Vec<Option<Stamp>>> {
+    let mut stamps = Vec::with_capacity(chain.len());
+    for (i, level) in chain.iter().enumerate() {
+        match &level.level {
+            Level::Inside(real) if i > 0 => {
+                // A level reached through a link: the link may point
+                // elsewhere now.
+                let plain = real
+                    .strip_prefix(root.as_str())
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|rest| rest == level.lex.as_str());
+                if !plain && fs::canonicalize(root.join(&level.lex)).ok()?.to_str() != Some(&**real)
+                {
+                    return None;
+                }
+                match fs::symlink_metadata(&**real) {
+                    Ok(meta) if meta.is_dir() => stamps.push(Some(Stamp::of(&meta))),
+                    _ => return None,
+                }
+            }
+            _ => stamps.push(None),
+        }
+    }
+    Some(stamps)
 }
 
 /// The scans of one discovery: every candidate of every source, decided,
@@ -561,6 +601,8 @@ pub(crate) struct DirScan<'a> {
     /// One path buffer for every probe: most candidates do not exist, and the
     /// walk's cost is mostly these probes.
     buffer: String,
+    /// The directory being scanned (canonical), empty outside a scan.
+    dir: String,
 }
 
 /// Candidate parent folders (`.claude`) already probed in this directory.
@@ -604,6 +646,7 @@ impl<'a> DirScan<'a> {
             record: ScanRecord::default(),
             complete: true,
             buffer: String::new(),
+            dir: String::new(),
         }
     }
 
@@ -619,9 +662,11 @@ impl<'a> DirScan<'a> {
     }
 
     fn scan(&mut self, dir: &Utf8Path, stamp: Option<Stamp>) {
+        self.dir.clear();
+        self.dir.push_str(dir.as_str());
         match stamp
             .map(Ok)
-            .unwrap_or_else(|| fs::metadata(dir).map(|m| Stamp::of(&m)))
+            .unwrap_or_else(|| fs::symlink_metadata(dir).map(|m| Stamp::of(&m)))
         {
             Ok(stamp) => self.record.dir = Some(stamp),
             Err(_) => self.complete = false,
@@ -794,7 +839,11 @@ impl<'a> DirScan<'a> {
         candidate: &Utf8Path,
         meta: fs::Metadata,
     ) {
-        let (real, meta) = if meta.file_type().is_symlink() {
+        // A candidate directly in the scanned directory has a real path
+        // already; one below a folder (`.claude/`, a rule folder) may reach
+        // outside through a linked folder, so it is resolved and contained.
+        let direct = candidate.parent().is_some_and(|p| p.as_str() == self.dir);
+        let (real, meta) = if meta.file_type().is_symlink() || !direct {
             let real = match fs::canonicalize(candidate) {
                 Ok(real) => real,
                 Err(err) => return self.unreadable(candidate, &err),
@@ -811,7 +860,8 @@ impl<'a> DirScan<'a> {
                     candidate,
                     SkipReason::OutsideRoot,
                     &format!(
-                        "this link resolves to {real}, outside the project root; it is not read"
+                        "this path resolves to {real}, outside {}; it is not read",
+                        self.boundary
                     ),
                 );
             }
@@ -921,11 +971,16 @@ impl<'a> DirScan<'a> {
                 includes.push(LoadedRule {
                     file: self.engine.display(&resolved),
                     attribution: Attribution::Include,
-                    bytes: record.bytes,
+                    // Its text is inlined in the including rule's block and
+                    // counted there; it has no block of its own.
+                    bytes: 0,
                     decision: LoadKind::Loaded,
                     source: source.name().to_owned(),
                     scope: None,
-                    detail: Some(format!("imported by `@{}` in {from}", record.target)),
+                    detail: Some(format!(
+                        "imported by `@{}` in {from}: {} bytes inlined into its block",
+                        record.target, record.bytes
+                    )),
                     included_by: Some(from),
                     tier,
                     warnings: Vec::new(),
@@ -934,15 +989,14 @@ impl<'a> DirScan<'a> {
             }
             content = expansion.expanded;
         }
-        // The including rule's block carries the imported text; its own
-        // `bytes` leave out what the `include` entries count, so the bytes of
-        // one discovery add up to what was injected.
-        let included_bytes: usize = includes.iter().map(|i| i.bytes).sum();
+        // The including rule's block carries the imported text, so its bytes
+        // are the whole block and the bytes of one discovery add up to what
+        // was injected.
         self.state.loaded.insert(real.into_string(), stamp);
         self.out.loaded.push(LoadedRule {
             file,
             attribution,
-            bytes: content.len().saturating_sub(included_bytes),
+            bytes: content.len(),
             decision: if previous.is_some() {
                 LoadKind::Replaced
             } else {
