@@ -47,8 +47,8 @@ pub enum SkipReason {
     /// The word holds a brace expansion (`src/{a,b}`), which becomes several
     /// words.
     BraceExpansion,
-    /// The word uses a quoting form this crate does not decode (an ANSI-C
-    /// `$'…'` string with escapes).
+    /// The word uses quoting this crate does not decode: an ANSI-C `$'…'`
+    /// string with escapes, or a word the word parser rejects.
     Quoting,
     /// The path is a device (`/dev/null`, `/dev/stderr`), not a project file.
     Device,

@@ -11,6 +11,29 @@
 /// Deepest nesting the parser is given. Real commands stay far below this.
 pub(crate) const MAX_NESTING: usize = 32;
 
+/// Deepest nesting of parentheses the parser is given. Its backtracking is
+/// exponential in open parentheses on some malformed input (each one more
+/// roughly doubles the time: 22 take seconds), so they get a tighter limit.
+pub(crate) const MAX_PAREN_NESTING: usize = 10;
+
+/// An upper estimate of the parenthesis depth of `command`, counted like
+/// [`nesting_estimate`].
+pub(crate) fn paren_estimate(command: &str) -> usize {
+    let mut depth = 0usize;
+    let mut max = 0usize;
+    for b in command.bytes() {
+        match b {
+            b'(' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
 /// An upper estimate of the nesting depth of `command`: opening brackets and
 /// compound-command keywords count up, their closers count down. Quoting and
 /// here-document bodies are not told apart, which can only overestimate.
@@ -35,6 +58,21 @@ pub(crate) fn nesting_estimate(command: &str) -> usize {
         depth = depth.saturating_sub(closes);
     }
     max
+}
+
+/// Whether `command` has a run of ten or more digits right before `<` or
+/// `>`: a descriptor number that overflows the parser's integer, which it
+/// unwraps. Bash rejects it too ("file descriptor out of range").
+pub(crate) fn oversized_descriptor(command: &str) -> bool {
+    let mut digits = 0usize;
+    for b in command.bytes() {
+        match b {
+            b'0'..=b'9' => digits += 1,
+            b'<' | b'>' if digits >= 10 => return true,
+            _ => digits = 0,
+        }
+    }
+    false
 }
 
 /// Whether `command` holds a here-document operator and is not plainly
@@ -324,6 +362,19 @@ fn find(bytes: &[u8], wanted: u8) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parenthesis_depth_is_bounded_where_the_parser_backtracks() {
+        let slow = format!("t>((((((\"\"\"\"{}>(u", "(".repeat(22));
+        assert!(paren_estimate(&slow) > MAX_PAREN_NESTING);
+        assert_eq!(paren_estimate("f() { (a) && ( (b) ); }"), 2);
+    }
+
+    #[test]
+    fn oversized_descriptor_numbers_are_found() {
+        assert!(oversized_descriptor("echo 66666666666666> x"));
+        assert!(!oversized_descriptor("echo 666666666> x 12345678901 > y"));
+    }
 
     #[test]
     fn complete_commands_with_substitutions_and_heredocs_pass() {

@@ -117,6 +117,15 @@ fn parse_unguarded(command: &str) -> Result<Vec<Step>, String> {
     if guard::nesting_estimate(command) > guard::MAX_NESTING {
         return Err(format!("nested deeper than {} levels", guard::MAX_NESTING));
     }
+    if guard::paren_estimate(command) > guard::MAX_PAREN_NESTING {
+        return Err(format!(
+            "parentheses nested deeper than {} levels",
+            guard::MAX_PAREN_NESTING
+        ));
+    }
+    if guard::oversized_descriptor(command) {
+        return Err(String::from("file descriptor number out of range"));
+    }
     if let Some(problem) = guard::incomplete_with_heredoc(command) {
         return Err(problem.to_owned());
     }
@@ -364,9 +373,23 @@ impl Walker {
 /// `$(…)` command substitution in the word, since those commands run.
 fn decode(raw: &str, options: &ParserOptions) -> (Word, Vec<String>) {
     let mut decoder = Decoder::default();
+    // A word starting with a tilde names a home or stack directory whatever
+    // follows. It is not handed to the word parser, which unwraps the number
+    // of `~+N` / `~-N` and panics when it overflows.
+    if raw.starts_with('~') {
+        decoder.uncertain = Some(SkipReason::Tilde);
+        let word = Word {
+            raw: raw.to_owned(),
+            text: String::new(),
+            uncertain: decoder.uncertain,
+        };
+        return (word, Vec::new());
+    }
     match brush_parser::word::parse(raw, options) {
         Ok(pieces) => decoder.pieces(&pieces, false),
-        Err(_) => decoder.uncertain = Some(SkipReason::ParseError),
+        // The whole command parsed, so this is rare; `parse_error` is kept
+        // for the whole command, and the word is merely not decoded.
+        Err(_) => decoder.uncertain = Some(SkipReason::Quoting),
     }
     if decoder.uncertain.is_none() {
         decoder.uncertain = pattern_reason(&decoder.unquoted);
@@ -536,6 +559,7 @@ mod tests {
         check_word("\"{a,b}\"", "{a,b}", None);
         check_word("--mode=$M", "--mode=", Some(SkipReason::Variable));
         check_word("~/x", "", Some(SkipReason::Tilde));
+        check_word("~777777000000000000077", "", Some(SkipReason::Tilde));
         check_word("$((1+2))", "", Some(SkipReason::ArithmeticSubstitution));
         check_word("`d`", "", Some(SkipReason::CommandSubstitution));
         check_word("src/*.ts", "src/*.ts", Some(SkipReason::Glob));
