@@ -248,13 +248,55 @@ fn parse_yaml(
             ..Frontmatter::default()
         });
     }
-    match parse_map(yaml) {
-        Ok(values) => Ok(Frontmatter {
-            values,
-            recovered: Vec::new(),
-            present: true,
-        }),
-        Err(strict_error) => recover(yaml, scope_keys, &strict_error, warnings),
+    // The leading newline stands for the opening fence, so the parser's line
+    // numbers are the file's.
+    match parse_map(&format!("\n{yaml}")) {
+        Ok(values) => {
+            // `paths: {src,lib}/**` is valid YAML, but a mapping, not the
+            // brace pattern its author meant: read such keys literally.
+            let misread: Vec<&str> = scope_keys
+                .iter()
+                .copied()
+                .filter(|key| values.get(*key).is_some_and(holds_mapping))
+                .collect();
+            if misread.is_empty() {
+                return Ok(Frontmatter {
+                    values,
+                    recovered: Vec::new(),
+                    present: true,
+                });
+            }
+            let why = "it reads as a YAML mapping, not a pattern";
+            recover(yaml, &misread, Some(values), why, warnings).map_err(|err| FrontmatterError {
+                message: if err.message.is_empty() {
+                    format!(
+                        "`{}`: {why}; write it as a quoted list: `{}: [\"src/**\"]`",
+                        misread.join("`, `"),
+                        misread[0]
+                    )
+                } else {
+                    err.message
+                },
+            })
+        }
+        Err(strict_error) => {
+            let why = format!("it is not valid YAML: {strict_error}");
+            recover(yaml, scope_keys, None, &why, warnings).map_err(|err| FrontmatterError {
+                message: if err.message.is_empty() {
+                    strict_error
+                } else {
+                    err.message
+                },
+            })
+        }
+    }
+}
+
+fn holds_mapping(value: &Value) -> bool {
+    match value {
+        Value::Object(_) => true,
+        Value::Array(items) => items.iter().any(|item| matches!(item, Value::Object(_))),
+        _ => false,
     }
 }
 
@@ -271,18 +313,25 @@ fn parse_map(yaml: &str) -> Result<Map<String, Value>, String> {
 }
 
 /// The parser's message without its source snippet: one line, with the
-/// position (`line 1 column 8: alias references unknown anchor`).
+/// position (`line 2 column 8: alias references unknown anchor`).
 fn first_line(message: &str) -> String {
     let line = message.lines().next().unwrap_or(message).trim();
     line.strip_prefix("error: ").unwrap_or(line).to_owned()
 }
 
-/// Strict YAML failed: read each scope key's line (and block-list items under
-/// it) literally, then parse what remains so other keys still count.
+/// Reads the lines of `keys` literally: the value on the key's line, then
+/// the indented lines under it (`- item` or a bare pattern). `base` holds the
+/// other keys when strict YAML parsed; otherwise what remains is parsed
+/// again so other keys still count.
+///
+/// A key whose lines yield no pattern is an error (never an empty, that is
+/// unscoped, rule). An error with an empty message means no scope key was
+/// found at all; the caller reports the parser's message then.
 fn recover(
     yaml: &str,
-    scope_keys: &[&str],
-    strict_error: &str,
+    keys: &[&str],
+    base: Option<Map<String, Value>>,
+    why: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Frontmatter, FrontmatterError> {
     let lines: Vec<&str> = yaml.lines().collect();
@@ -291,43 +340,55 @@ fn recover(
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
-        let Some((key, value)) = key_line(line, scope_keys) else {
+        let Some((key, value)) = key_line(line, keys) else {
             i += 1;
             continue;
         };
         consumed[i] = true;
         let mut items = Vec::new();
-        let value = value.trim();
-        if value.is_empty() {
-            // A block list may follow: `  - **/*.cs`.
-            let mut j = i + 1;
-            while j < lines.len() {
-                let next = lines[j].trim();
-                if let Some(item) = next.strip_prefix('-') {
-                    items.push(unquote(strip_comment(item.trim())).to_owned());
-                    consumed[j] = true;
-                    j += 1;
-                } else if next.is_empty() {
-                    consumed[j] = true;
-                    j += 1;
-                } else {
-                    break;
-                }
-            }
-            i = j;
-        } else {
-            let value = strip_comment(value);
+        let mut nested_mapping = false;
+        let value = strip_comment(value.trim());
+        if !value.is_empty() {
             let inner = value
                 .strip_prefix('[')
                 .and_then(|v| v.strip_suffix(']'))
                 .unwrap_or(value);
             items.extend(split_patterns(inner).iter().map(|p| unquote(p).to_owned()));
-            i += 1;
         }
+        // Indented lines under the key: block-list items or continued patterns.
+        let mut j = i + 1;
+        while j < lines.len() {
+            let next = lines[j];
+            let trimmed = next.trim();
+            if trimmed.is_empty() {
+                consumed[j] = true;
+            } else if next.starts_with([' ', '\t']) || trimmed.starts_with('-') {
+                consumed[j] = true;
+                let item = trimmed.strip_prefix('-').map(str::trim).unwrap_or(trimmed);
+                let item = strip_comment(item);
+                if item.ends_with(':') || item.contains(": ") {
+                    nested_mapping = true;
+                } else {
+                    items.extend(split_patterns(item).iter().map(|p| unquote(p).to_owned()));
+                }
+            } else {
+                break;
+            }
+            j += 1;
+        }
+        i = j;
         let written = line.trim();
+        if nested_mapping || items.is_empty() {
+            return Err(FrontmatterError {
+                message: format!(
+                    "`{written}`: {why}, and no pattern could be read from its lines; \
+                     write it as a quoted list: `{key}: [\"src/**\"]`"
+                ),
+            });
+        }
         let quoted: Vec<String> = items.iter().map(|p| format!("\"{p}\"")).collect();
         warnings.push(format!(
-            "`{written}` is not valid YAML ({strict_error}); it was read literally as {items:?}. \
+            "`{written}`: {why}; it was read literally as {items:?}. \
              Quote the patterns so every tool reads them the same: `{key}: [{}]`",
             quoted.join(", ")
         ));
@@ -336,26 +397,36 @@ fn recover(
 
     if recovered.is_empty() {
         return Err(FrontmatterError {
-            message: strict_error.to_owned(),
+            message: String::new(),
         });
     }
 
-    let rest: String = lines
-        .iter()
-        .zip(&consumed)
-        .filter(|(_, c)| !**c)
-        .map(|(l, _)| format!("{l}\n"))
-        .collect();
-    let values = if rest.trim().is_empty() {
-        Map::new()
-    } else {
-        match parse_map(&rest) {
-            Ok(values) => values,
-            Err(err) => {
-                warnings.push(format!(
-                    "the other frontmatter keys are not valid YAML either and were ignored: {err}"
-                ));
+    let values = match base {
+        Some(mut values) => {
+            for (key, _) in &recovered {
+                values.remove(key);
+            }
+            values
+        }
+        None => {
+            let rest: String = lines
+                .iter()
+                .zip(&consumed)
+                .filter(|(_, c)| !**c)
+                .map(|(l, _)| format!("{l}\n"))
+                .collect();
+            if rest.trim().is_empty() {
                 Map::new()
+            } else {
+                match parse_map(&rest) {
+                    Ok(values) => values,
+                    Err(err) => {
+                        warnings.push(format!(
+                            "the other frontmatter keys are not valid YAML either and were ignored: {err}"
+                        ));
+                        Map::new()
+                    }
+                }
             }
         }
     };
@@ -491,10 +562,39 @@ mod tests {
 
     #[test]
     fn mapping_value_is_invalid_not_unscoped() {
-        let parsed = parse("---\npaths:\n  a: b\n---\n", &["paths"]).unwrap();
-        assert!(matches!(
-            parsed.frontmatter.patterns("paths"),
-            Patterns::Invalid(_)
-        ));
+        let err = parse("---\npaths:\n  a: b\n---\n", &["paths"]).unwrap_err();
+        assert!(err.message.contains("mapping"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_brace_pattern_yaml_reads_as_a_mapping_is_recovered() {
+        check("---\npaths: {src,lib}\n---\n", some(&["{src,lib}"]), 1);
+        check(
+            "---\npaths: {src,lib}/**/*.ts\n---\n",
+            some(&["{src,lib}/**/*.ts"]),
+            1,
+        );
+    }
+
+    #[test]
+    fn indented_lines_under_a_scope_key_are_patterns() {
+        check("---\npaths:\n  **/*.cs\n---\n", some(&["**/*.cs"]), 1);
+        check(
+            "---\npaths: **/*.cs\n  **/*.vb\n---\n",
+            some(&["**/*.cs", "**/*.vb"]),
+            1,
+        );
+    }
+
+    #[test]
+    fn a_scope_that_cannot_be_read_is_an_error_never_empty() {
+        let err = parse("---\ndescription: *x\npaths:\n  src: 1\n---\n", &["paths"]).unwrap_err();
+        assert!(err.message.contains("paths"), "{}", err.message);
+    }
+
+    #[test]
+    fn parser_positions_are_file_lines() {
+        let err = parse("---\ndescription: [unclosed\n---\n", &["paths"]).unwrap_err();
+        assert!(err.message.contains("line 2"), "{}", err.message);
     }
 }

@@ -118,7 +118,9 @@ pub struct LoadedRule {
     pub file: String,
     /// Why it was injected.
     pub attribution: Attribution,
-    /// Size of the injected text in bytes.
+    /// Size of the injected text in bytes (the whole block, imports
+    /// inlined); 0 for an `include` entry, whose text is counted in the
+    /// block of the rule that imported it.
     pub bytes: usize,
     /// `loaded`, or `replaced` when a changed file replaces its older text.
     pub decision: LoadKind,
