@@ -272,7 +272,7 @@ fn parse_yaml(
                     format!(
                         "`{}`: {why}; write it as a quoted list: `{}: [\"src/**\"]`",
                         misread.join("`, `"),
-                        misread[0]
+                        misread.first().copied().unwrap_or("paths")
                     )
                 } else {
                     err.message
