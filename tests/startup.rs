@@ -238,3 +238,49 @@ fn startup_json_reports_tier_and_attribution() {
     assert_eq!(json["loaded"][0]["attribution"], "session_start");
     assert!(json["skipped"].is_array() && json["diagnostics"].is_array());
 }
+
+#[test]
+fn user_scoped_rules_missed_at_startup_are_found_by_jit() {
+    let dir = repo();
+    let home = tempfile::tempdir().unwrap();
+    write(home.path(), ".claude/CLAUDE.md", "me\n");
+    write(
+        home.path(),
+        ".claude/rules/go.md",
+        "---\npaths: \"**/*.go\"\n---\ngo rules\n",
+    );
+    let (engine, mut state, report) = startup(dir.path(), "", Some(home.path()));
+    assert!(
+        report
+            .skipped
+            .iter()
+            .any(|s| s.file.ends_with("rules/go.md") && s.reason == SkipReason::ScopeMiss)
+    );
+    let docs = engine.discover(&mut state, "docs/index.md".into(), engine.root());
+    assert!(docs.loaded.is_empty(), "{docs:#?}");
+    assert!(
+        docs.skipped
+            .iter()
+            .any(|s| s.file.ends_with("rules/go.md") && s.reason == SkipReason::ScopeMiss)
+    );
+    let go = engine.discover(&mut state, "cmd/main.go".into(), engine.root());
+    let loaded: Vec<(&str, Option<jit_core::Tier>, Attribution)> = go
+        .loaded
+        .iter()
+        .map(|l| (l.file.as_str(), l.tier, l.attribution))
+        .collect();
+    assert_eq!(loaded.len(), 1, "{go:#?}");
+    assert!(loaded[0].0.ends_with(".claude/rules/go.md"));
+    assert_eq!(loaded[0].1, Some(jit_core::Tier::User));
+    assert_eq!(loaded[0].2, Attribution::PathGlobMatch);
+    // Once everything in the user tier is loaded, it is not judged again.
+    let again = engine.discover(&mut state, "cmd/other.go".into(), engine.root());
+    assert!(
+        again.loaded.is_empty()
+            && again
+                .skipped
+                .iter()
+                .all(|s| !s.file.contains(".claude/rules/go.md")),
+        "{again:#?}"
+    );
+}

@@ -112,6 +112,9 @@ pub struct DiscoveryState {
     /// Lexical root-relative directory → where each directory from the root
     /// down to it really is.
     chains: HashMap<String, Arc<[ChainLevel]>>,
+    /// The user's rule folder (`~/.claude`, canonical), once the startup
+    /// load has seen it: its scoped rules are judged on every touch too.
+    pub(crate) user_tier: Option<Arc<str>>,
     /// Parsed rule files, reused while their stamp holds.
     parsed: HashMap<String, (Stamp, Arc<ParsedRule>)>,
 }
@@ -383,6 +386,19 @@ impl Engine {
                 }
             }
         }
+        // User rules with `paths:` work like project ones: judged against
+        // every touched path until they are loaded.
+        if let Some(user) = scan.state.user_tier.clone() {
+            let fresh = scan
+                .state
+                .scanned
+                .get(&*user)
+                .is_some_and(|record| record_is_fresh(&user, None, record));
+            if !fresh {
+                scan.state.scanned.remove(&*user);
+                scan.run_user_tier(&user);
+            }
+        }
         discovery.elapsed_us = elapsed_us(started);
         discovery
     }
@@ -647,6 +663,48 @@ impl<'a> DirScan<'a> {
             complete: true,
             buffer: String::new(),
             dir: String::new(),
+        }
+    }
+
+    /// Judges the user tier (`~/.claude/CLAUDE.md`, `~/.claude/rules/`),
+    /// bounded by the user folder, and records it as scanned when complete.
+    pub(crate) fn run_user_tier(&mut self, user: &Arc<str>) {
+        let dir = Utf8PathBuf::from(&**user);
+        // The scan borrows its boundary; the user folder lives in `dir` for
+        // the length of this call.
+        let mut scan = DirScan {
+            engine: self.engine,
+            state: &mut *self.state,
+            matcher: self.matcher,
+            boundary: &dir,
+            startup: self.startup,
+            tier: Some(Tier::User),
+            out: &mut *self.out,
+            record: ScanRecord::default(),
+            complete: true,
+            buffer: String::new(),
+            dir: String::new(),
+        };
+        scan.record.dir = fs::symlink_metadata(&dir).ok().map(|m| Stamp::of(&m));
+        for source in self.engine.sources.iter() {
+            let source = source.as_ref();
+            if source.files().contains(&".claude/CLAUDE.md") {
+                let file = dir.join("CLAUDE.md");
+                match fs::symlink_metadata(&file) {
+                    Ok(meta) => scan.judge(source, &file, meta),
+                    Err(err) if is_absent(&err) => {}
+                    Err(err) => scan.unreadable(&file, &err),
+                }
+            }
+            for rule_dir in source.rule_dirs() {
+                if let Some(rest) = rule_dir.path.strip_prefix(".claude/") {
+                    scan.judge_rule_dir(source, &dir.join(rest), rule_dir);
+                }
+            }
+        }
+        if scan.complete && scan.record.dir.is_some() {
+            let record = std::mem::take(&mut scan.record);
+            scan.state.scanned.insert(Arc::clone(user), record);
         }
     }
 

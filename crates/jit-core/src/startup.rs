@@ -167,25 +167,11 @@ impl Engine {
             .as_ref()
             .and_then(|home| canonical(&home.join(".claude")))
         {
+            let user: Arc<str> = Arc::from(user.as_str());
+            state.user_tier = Some(Arc::clone(&user));
             let mut scan = DirScan::new(self, state, &matcher, &mut out);
-            scan.boundary = &user;
             scan.startup = true;
-            scan.tier = Some(Tier::User);
-            for source in self.sources() {
-                let source = source.as_ref();
-                let file = user.join("CLAUDE.md");
-                if source.files().contains(&".claude/CLAUDE.md")
-                    && let Ok(meta) = fs::symlink_metadata(&file)
-                {
-                    scan.judge(source, &file, meta);
-                }
-                for rule_dir in source.rule_dirs() {
-                    let Some(rest) = rule_dir.path.strip_prefix(".claude/") else {
-                        continue;
-                    };
-                    scan.judge_rule_dir(source, &user.join(rest), rule_dir);
-                }
-            }
+            scan.run_user_tier(&user);
         }
 
         // The project: each directory from the root down to the cwd.
