@@ -873,3 +873,23 @@ fn a_directory_swapped_for_a_link_mid_session_is_contained_again() {
             .any(|s| s.file == "src/ui" && s.reason == SkipReason::OutsideRoot)
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_non_utf8_rule_name_is_reported_root_relative() {
+    use std::os::unix::ffi::OsStrExt;
+    let fixture = Fixture::new(&[(".claude/rules/ok.md", "ok\n")]);
+    let bad = fixture
+        .path(".claude/rules")
+        .join(std::ffi::OsStr::from_bytes(b"bad\xff.md"));
+    fs::write(bad, "x").unwrap();
+    let steps = session(&fixture.engine(), &["a.rs"]);
+    let skipped = &steps[0].skipped[0];
+    assert_eq!(skipped.reason, SkipReason::NotUtf8);
+    assert!(
+        skipped.file.starts_with(".claude/rules/bad"),
+        "{}",
+        skipped.file
+    );
+    assert_eq!(steps[0].loaded.len(), 1);
+}

@@ -868,7 +868,12 @@ impl<'a> DirScan<'a> {
                 }
             };
             let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
-                let lossy = entry.path().display().to_string();
+                // Shown like every other file: root-relative when inside.
+                let path = entry.path();
+                let lossy = path
+                    .strip_prefix(self.engine.root.as_std_path())
+                    .map(|rel| rel.display().to_string())
+                    .unwrap_or_else(|_| path.display().to_string());
                 self.complete = false;
                 self.out.skipped.push(SkippedRule {
                     file: lossy,
