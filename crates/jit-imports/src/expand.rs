@@ -233,7 +233,8 @@ pub fn expand_file(file: &Path, root: &Path, policy: &Policy) -> Result<Expansio
         Error::new(
             ErrorKind::Read,
             file,
-            format!("cannot read rule file {}: {err}", file.display()),
+            // The I/O error is the source; repeating it here would print it twice in a chain.
+            format!("cannot read rule file {}", file.display()),
         )
         .with_source(err)
     };

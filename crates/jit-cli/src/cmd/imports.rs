@@ -1,16 +1,21 @@
 //! `jit imports`: extract and expand the `@imports` of one rule file, as a table or as JSON.
 
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use jit_imports::{Expansion, ImportRecord, Policy};
 use serde::Serialize;
 
 /// Arguments of `jit imports`.
 ///
 /// Exits 0 whenever FILE could be read: failed imports are reported in the
-/// output (status and diagnostics), not as an error.
+/// output (status and diagnostics), not as an error. FILE itself must pass
+/// the checks an import gets, or the command exits 2: a regular file (a named
+/// pipe is refused before it is opened), whose real path is inside the root
+/// (or allowed by `--allow-outside-root` / `--user`), under the size cap, and
+/// UTF-8 text without NUL bytes.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Print JSON: `{"imports": [...], "diagnostics": [...], "expanded": "..."}`.
@@ -90,8 +95,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_allow_outside_root(args.allow_outside_root)
         .with_allow_home(args.user)
         .with_home_dir(home);
-    let out = jit_imports::expand_file(&file, &root, &policy)?;
-    let file_real = file.canonicalize().unwrap_or_else(|_| file.clone());
+    let (file_real, text) = read_rule_file(&file, &root, &policy)?;
+    let out = jit_imports::expand(&file_real, &text, &root, &policy);
     if args.json {
         print_json(&root, &file_real, &out)?;
     } else {
@@ -111,6 +116,83 @@ fn locate_file(file: &Path, root: &Path) -> PathBuf {
     } else {
         file.to_path_buf()
     }
+}
+
+/// Reads FILE under the rules an import is held to, so that the top-level file
+/// cannot do what an imported one may not: returns its real path and text.
+///
+/// The file type is checked from metadata before the file is opened, because
+/// opening a named pipe for reading blocks until someone writes to it.
+fn read_rule_file(file: &Path, root: &Path, policy: &Policy) -> anyhow::Result<(PathBuf, String)> {
+    let shown = file.display();
+    let meta = fs::metadata(file).with_context(|| format!("cannot read rule file {shown}"))?;
+    if !meta.is_file() {
+        bail!(
+            "rule file {shown} is not a regular file (it is {})",
+            describe(meta.file_type())
+        );
+    }
+    let real =
+        fs::canonicalize(file).with_context(|| format!("cannot resolve rule file {shown}"))?;
+    if !allowed(&real, root, policy) {
+        bail!(
+            "rule file {shown} resolves to {}, outside the project root {} \
+             (--allow-outside-root reads it anyway)",
+            real.display(),
+            root.display()
+        );
+    }
+    let cap = policy.max_file_bytes();
+    let too_large = |len: u64| format!("rule file {shown} is {len} bytes, over the cap of {cap}");
+    if meta.len() > cap {
+        bail!(too_large(meta.len()));
+    }
+    let bytes = fs::read(&real).with_context(|| format!("cannot read rule file {shown}"))?;
+    // The file may have grown between the two calls.
+    let len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    if len > cap {
+        bail!(too_large(len));
+    }
+    if bytes.contains(&0) {
+        bail!("rule file {shown} is binary (it contains NUL bytes)");
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("rule file {shown} is not UTF-8 text"))?;
+    Ok((real, text))
+}
+
+/// Whether the real path `real` may be read under `policy`, by the same
+/// rules as an import: inside the real `root` by path segment, inside the
+/// home directory for a user-level file, or anywhere when the policy allows it.
+fn allowed(real: &Path, root: &Path, policy: &Policy) -> bool {
+    let in_home = || {
+        policy
+            .home_dir()
+            .map(|home| fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()))
+            .is_some_and(|home| real.starts_with(home))
+    };
+    real.starts_with(root) || policy.allow_outside_root() || (policy.allow_home() && in_home())
+}
+
+/// What a file that is not a regular file is, for the refusal message.
+fn describe(kind: fs::FileType) -> &'static str {
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_fifo() {
+            return "a named pipe";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    "neither a file nor a directory"
 }
 
 /// `path` relative to `root` with `/` separators, or absolute when it is outside.

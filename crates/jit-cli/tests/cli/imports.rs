@@ -328,3 +328,191 @@ fn depth_limit_is_configurable() {
     let out: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(out["imports"][1]["status"], "too_deep", "{out:#}");
 }
+
+/// Runs `jit` with `args` from `dir` and `$HOME` set to `home`, killing it after
+/// ten seconds so a command that blocks fails the test instead of hanging it.
+#[track_caller]
+fn jit_bounded(dir: &Path, home: &Path, args: &[&str]) -> (i32, String, String) {
+    use std::io::Read as _;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jit"))
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("jit {args:?} was still running after 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (mut stdout, mut stderr) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status.code().unwrap_or(-1), stdout, stderr)
+}
+
+/// Runs `jit imports --root proj FILE` from the project's parent and expects a
+/// refusal: exit 2 with one `jit: error:` line containing `needle`, and nothing on stdout.
+#[track_caller]
+fn check_refused(project: &Project, extra: &[&str], file: &str, needle: &str) {
+    let home = tempfile::tempdir().unwrap();
+    let mut args = vec!["imports", "--root", "proj"];
+    args.extend_from_slice(extra);
+    args.push(file);
+    let (code, stdout, stderr) = jit_bounded(&project.base, home.path(), &args);
+    assert_eq!(code, 2, "{file}: stdout {stdout} stderr {stderr}");
+    assert_eq!(stdout, "", "{file}");
+    assert!(stderr.starts_with("jit: error: "), "{file}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{file}: {stderr}");
+    assert!(stderr.contains(needle), "{file}: {stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_refused_without_being_opened() {
+    let project = Project::new();
+    let fifo = project.root.join("fifo.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    check_refused(
+        &project,
+        &[],
+        "proj/fifo.md",
+        "rule file proj/fifo.md is not a regular file (it is a named pipe)",
+    );
+    // Found under the root, and through a symlink: still refused.
+    std::os::unix::fs::symlink("fifo.md", project.root.join("pipe-link.md")).unwrap();
+    check_refused(&project, &[], "pipe-link.md", "is not a regular file");
+}
+
+#[test]
+fn a_directory_is_refused() {
+    let project = Project::new();
+    check_refused(
+        &project,
+        &[],
+        "proj/docs",
+        "rule file proj/docs is not a regular file (it is a directory)",
+    );
+}
+
+#[test]
+fn a_binary_file_is_refused() {
+    let project = Project::new();
+    project.write("proj/CLAUDE.md", "rules\0\u{1}\u{2} @NOTE.md\n");
+    check_refused(
+        &project,
+        &[],
+        "proj/CLAUDE.md",
+        "rule file proj/CLAUDE.md is binary (it contains NUL bytes)",
+    );
+    fs::write(project.root.join("latin1.md"), b"caf\xe9 @NOTE.md\n").unwrap();
+    check_refused(
+        &project,
+        &[],
+        "proj/latin1.md",
+        "rule file proj/latin1.md is not UTF-8 text",
+    );
+}
+
+#[test]
+fn a_file_outside_the_root_is_refused_unless_allowed() {
+    let project = Project::new();
+    let evil = project.base.join("proj-evil/EVIL.md");
+    check_refused(
+        &project,
+        &[],
+        "proj-evil/EVIL.md",
+        &format!(
+            "rule file proj-evil/EVIL.md resolves to {}, outside the project root {}",
+            evil.display(),
+            project.root.display()
+        ),
+    );
+    // The real path decides, not the path as written.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("../proj-evil/EVIL.md", project.root.join("EVIL.md")).unwrap();
+        check_refused(&project, &[], "proj/EVIL.md", "outside the project root");
+        check_refused(&project, &[], "EVIL.md", "outside the project root");
+    }
+
+    let (code, stdout, stderr) = jit_in(
+        Some(&project.base),
+        &[
+            "imports",
+            "--json",
+            "--allow-outside-root",
+            "--root",
+            "proj",
+            "proj-evil/EVIL.md",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["expanded"], "EVIL_RULE_LEAKED\n");
+}
+
+#[test]
+fn a_user_level_file_in_home_is_read_with_user() {
+    let project = Project::new();
+    let home = project.base.join("home");
+    fs::create_dir_all(home.join(".claude")).unwrap();
+    fs::write(home.join(".claude/CLAUDE.md"), "me\n").unwrap();
+    let file = home.join(".claude/CLAUDE.md");
+    let file = file.to_str().unwrap();
+    let (code, stdout, stderr) = jit_bounded(
+        &project.base,
+        &home,
+        &["imports", "--json", "--user", "--root", "proj", file],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["expanded"], "me\n");
+
+    let (code, _, stderr) = jit_bounded(&project.base, &home, &["imports", "--root", "proj", file]);
+    assert_eq!(code, 2, "without --user the home file is outside the root");
+    assert!(stderr.contains("outside the project root"), "{stderr}");
+}
+
+#[test]
+fn a_missing_file_names_the_cause_once() {
+    let project = Project::new();
+    let home = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = jit_bounded(
+        &project.root,
+        home.path(),
+        &["imports", "--root", ".", "missing.md"],
+    );
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(
+        stderr,
+        "jit: error: cannot read rule file missing.md: No such file or directory (os error 2)\n"
+    );
+}
