@@ -4,7 +4,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::jit;
+use crate::{jit, jit_in};
 
 fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
@@ -141,4 +141,86 @@ fn user_rules_come_from_home() {
             .ends_with(".claude/CLAUDE.md")
     );
     assert!(Path::new(doc["loaded"][0]["file"].as_str().unwrap()).is_absolute());
+}
+
+/// Runs `jit startup --json --root ROOT` (plus `extra`) from `dir`, expecting success.
+#[track_caller]
+fn run_from(dir: &Path, root: &Path, extra: &[&str]) -> serde_json::Value {
+    let managed = root.join("no-managed-file");
+    let mut args = vec![
+        "startup",
+        "--json",
+        "--root",
+        root.to_str().unwrap(),
+        "--managed",
+        managed.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = jit_in(Some(dir), &args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn a_current_directory_outside_the_root_falls_back_to_the_root() {
+    let dir = repo();
+    fs::write(dir.path().join("src/ui/Badge.tsx"), "badge, changed\n").unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let doc = run_from(elsewhere.path(), dir.path(), &[]);
+    assert_eq!(
+        doc["signals"],
+        serde_json::json!(["src/ui/Badge.tsx"]),
+        "{doc:#}"
+    );
+    assert_eq!(doc["diagnostics"], serde_json::json!([]), "{doc:#}");
+    assert!(loads_ui(&doc));
+
+    // Inside the root, the current directory is the session's.
+    let doc = run_from(&dir.path().join("docs"), dir.path(), &[]);
+    assert_eq!(doc["signals"], serde_json::json!(["docs/"]), "{doc:#}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_root_given_through_a_symlink_keeps_the_current_directory() {
+    let dir = repo();
+    let links = tempfile::tempdir().unwrap();
+    let link = links.path().join("proj");
+    std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+    let doc = run_from(&dir.path().join("src/ui"), &link, &[]);
+    assert_eq!(doc["signals"], serde_json::json!(["src/ui/"]), "{doc:#}");
+    let doc = run_from(&link.join("docs"), &link, &[]);
+    assert_eq!(doc["signals"], serde_json::json!(["docs/"]), "{doc:#}");
+}
+
+#[test]
+fn cwd_must_be_an_existing_directory() {
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    for (cwd, why) in [
+        ("CLAUDE.md", "is not a directory"),
+        ("no/such/dir", "does not exist"),
+    ] {
+        let (code, out, err) = jit_in(Some(dir.path()), &["startup", "--root", root, "--cwd", cwd]);
+        assert_eq!(code, 2, "--cwd {cwd}: {out}");
+        assert_eq!(out, "", "--cwd {cwd}");
+        assert!(
+            err.starts_with(&format!("jit: error: --cwd {cwd} ")) && err.contains(why),
+            "--cwd {cwd}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // A directory given relative to the current directory is accepted.
+    let doc = run_from(dir.path(), dir.path(), &["--cwd", "src/ui"]);
+    assert_eq!(doc["signals"], serde_json::json!(["src/ui/"]), "{doc:#}");
+}
+
+#[test]
+fn a_missing_root_names_the_cause_once() {
+    let (code, out, err) = jit(&["startup", "--root", "/nonexistent"]);
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(
+        err,
+        "jit: error: project root /nonexistent: No such file or directory (os error 2)\n"
+    );
 }
