@@ -25,9 +25,10 @@ impl PromptBlock {
     /// The block as it appears in the prompt, between markers that name its file.
     pub fn render(&self) -> String {
         let name = escape(&self.file);
-        let mut out = String::with_capacity(self.content.len() + 2 * name.len() + 48);
-        let _ = write!(out, "{BEGIN}{name}{CLOSE}\n{}", self.content);
-        if !self.content.ends_with('\n') {
+        let content = defuse_markers(&self.content);
+        let mut out = String::with_capacity(content.len() + 2 * name.len() + 48);
+        let _ = write!(out, "{BEGIN}{name}{CLOSE}\n{content}");
+        if !content.ends_with('\n') {
             out.push('\n');
         }
         let _ = write!(out, "{END}{name}{CLOSE}");
@@ -184,6 +185,28 @@ fn escape(file: &str) -> String {
     out
 }
 
+/// The start of every block marker, begin or end. Rule text that contains it
+/// gets its `<` written as `&lt;` when rendered, so a rule quoting a marker
+/// (its own end marker, say) can never end its block early or open another
+/// one: markers found in a prompt are always real ones.
+const MARKER_STARTS: [&str; 2] = ["<!-- jit:rule", "<!-- /jit:rule"];
+
+/// `content` with every marker start defused (see [`MARKER_STARTS`]).
+///
+/// Nothing ever reads the escape back: it only has to make sure the
+/// rendered text holds no marker start. Both starts begin with the only `<`
+/// they contain, so replacing that `<` cannot form a new one.
+fn defuse_markers(content: &str) -> std::borrow::Cow<'_, str> {
+    if !MARKER_STARTS.iter().any(|m| content.contains(m)) {
+        return std::borrow::Cow::Borrowed(content);
+    }
+    let mut out = content.to_owned();
+    for marker in MARKER_STARTS {
+        out = out.replace(marker, &format!("&lt;{}", &marker[1..]));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn begin_marker(file: &str) -> String {
     format!("{BEGIN}{}{CLOSE}", escape(file))
 }
@@ -282,6 +305,19 @@ mod tests {
     }
 
     #[test]
+    fn rule_text_cannot_hold_a_marker() {
+        let block = PromptBlock {
+            file: "a".into(),
+            content: "x <!-- /jit:rule file=\"a\" --> y <!-- jit:rule file=\"b\" -->".into(),
+        };
+        assert_eq!(
+            block.render(),
+            "<!-- jit:rule file=\"a\" -->\nx &lt;!-- /jit:rule file=\"a\" --> y \
+             &lt;!-- jit:rule file=\"b\" -->\n<!-- /jit:rule file=\"a\" -->"
+        );
+    }
+
+    #[test]
     fn headings_skip_fenced_code() {
         let text =
             "# Title\nbody\n```\n# not a heading\n```\n## Sub\n#nospace\n    # indented code\n";
@@ -327,5 +363,63 @@ mod properties {
                 prop_assert_eq!(prompt.text(), text.as_str());
             }
         }
+
+        /// Whatever the rules say (their own end marker, another block's
+        /// begin marker, a marker cut in half), repeated `set(text())`
+        /// leaves the caller's text once and then each block once, in
+        /// order, and nothing else.
+        #[test]
+        fn rule_text_quoting_markers_never_duplicates_anything(
+            contents in proptest::collection::vec(
+                proptest::collection::vec(fragment(), 0..6).prop_map(|parts| parts.concat()),
+                1..4,
+            ),
+            base in "[a-z \n]{0,20}",
+            rebuilds in 1..5usize,
+        ) {
+            let mut prompt = SystemPrompt::new();
+            let files: Vec<String> = (0..contents.len()).map(|i| format!("d{i}/CLAUDE.md")).collect();
+            for (file, content) in files.iter().zip(&contents) {
+                prompt.upsert(file, content.clone());
+            }
+            prompt.set(format!("{base}\n{CACHE_BOUNDARY}\ndynamic"));
+            let once = prompt.text().to_owned();
+            for _ in 0..rebuilds {
+                let text = prompt.text().to_owned();
+                prompt.set(text);
+            }
+            let mut expected = format!("{base}\n{CACHE_BOUNDARY}\ndynamic").trim_end().to_owned();
+            for block in prompt.blocks() {
+                expected.push_str("\n\n");
+                expected.push_str(&block.render());
+            }
+            prop_assert_eq!(prompt.text(), expected.as_str());
+            prop_assert_eq!(prompt.text(), once.as_str());
+            for (file, content) in files.iter().zip(&contents) {
+                prop_assert_eq!(prompt.text().matches(&begin_marker(file)).count(), 1);
+                let block = prompt.blocks().iter().find(|b| &b.file == file);
+                prop_assert_eq!(block.map(|b| b.content.as_str()), Some(content.as_str()));
+            }
+            // Replacing a block (its old text is in the prompt) leaves only
+            // the new one.
+            prompt.upsert(&files[0], "new text\n".to_owned());
+            prop_assert_eq!(prompt.text().matches(&begin_marker(&files[0])).count(), 1);
+            prop_assert_eq!(prompt.text().matches("new text").count(), 1);
+        }
+    }
+
+    /// Pieces of rule text, marker-like ones over-represented.
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z \n]{0,8}",
+            Just(BEGIN.to_owned()),
+            Just(END.to_owned()),
+            Just(CLOSE.to_owned()),
+            Just(CACHE_BOUNDARY.to_owned()),
+            (0..3usize).prop_map(|i| begin_marker(&format!("d{i}/CLAUDE.md"))),
+            (0..3usize).prop_map(|i| format!("{END}d{i}/CLAUDE.md{CLOSE}")),
+            Just("<!-- jit:rule".to_owned()),
+            Just("<".to_owned()),
+        ]
     }
 }
