@@ -684,3 +684,281 @@ fn a_named_pipe_as_event_log_is_refused_not_waited_on() {
         session.warnings()
     );
 }
+
+/// Sum of the block contents a step put into the prompt.
+fn block_bytes(step: &jit_core::Injection) -> u64 {
+    step.blocks.iter().map(|b| b.content.len() as u64).sum()
+}
+
+#[test]
+fn an_imported_file_is_inlined_in_its_including_block_not_a_block_of_its_own() {
+    let project = Project::new();
+    project.write("proj/src/CLAUDE.md", "see @NOTE.md\n");
+    project.write("proj/src/NOTE.md", "Note: keep functions short.\n");
+    project.write("proj/src/lib/CLAUDE.md", "also @../NOTE.md\n");
+    let mut session = project.session(SessionConfig::new());
+    let first = read(&mut session, "src/main.rs");
+    let second = read(&mut session, "src/lib/x.rs");
+
+    // Only the including rules are blocks, each carrying the note inlined.
+    let files: Vec<&str> = session
+        .prompt()
+        .blocks()
+        .iter()
+        .map(|b| b.file.as_str())
+        .collect();
+    assert_eq!(files, ["CLAUDE.md", "src/CLAUDE.md", "src/lib/CLAUDE.md"]);
+    assert!(session.manifest().resident("src/NOTE.md").is_none());
+    assert!(
+        session
+            .prompt()
+            .blocks()
+            .iter()
+            .all(|b| !b.content.is_empty())
+    );
+    assert_eq!(
+        session
+            .prompt()
+            .text()
+            .matches("Note: keep functions short.")
+            .count(),
+        2
+    );
+
+    for (step, includer) in [(&first, "src/CLAUDE.md"), (&second, "src/lib/CLAUDE.md")] {
+        let event = &step.events[0];
+        let rows: Vec<(&str, &str, Option<&str>, u64)> = event
+            .candidates
+            .iter()
+            .map(|c| {
+                (
+                    c.file.as_str(),
+                    c.decision.as_str(),
+                    c.attribution.as_deref(),
+                    c.bytes,
+                )
+            })
+            .collect();
+        let block = &step.blocks[0];
+        assert_eq!(block.file, includer);
+        assert_eq!(
+            rows,
+            [
+                (
+                    includer,
+                    "loaded",
+                    Some("nested_traversal"),
+                    block.content.len() as u64
+                ),
+                ("src/NOTE.md", "loaded", Some("include"), 0),
+            ],
+            "the second import of the note is not `already_loaded`"
+        );
+        assert_eq!(step.blocks.len(), 1);
+        assert_eq!(event.bytes_injected, block_bytes(step));
+        let sum: u64 = event.candidates.iter().map(|c| c.bytes).sum();
+        assert_eq!(event.bytes_injected, sum);
+        // The discovery (what `jit explain` prints) agrees.
+        let discovery = &step.discoveries[0];
+        assert_eq!(discovery.bytes_injected() as u64, event.bytes_injected);
+        let note = &discovery.loaded[1];
+        assert_eq!(
+            (note.attribution, note.bytes, note.included_by.as_deref()),
+            (Attribution::Include, 0, Some(includer))
+        );
+        assert!(discovery.skipped.is_empty(), "{:?}", discovery.skipped);
+    }
+
+    // The log alone: bytes injected add up to the resident blocks.
+    let log = fs::read_to_string(project.log()).unwrap();
+    let stats = Stats::from_lines(log.lines(), StatsOptions::default());
+    assert_eq!(
+        stats.bytes_injected,
+        block_bytes(&first) + block_bytes(&second)
+    );
+    assert_eq!(stats.attribution["include"], 2);
+    let note = stats
+        .by_file
+        .iter()
+        .find(|f| f.file == "src/NOTE.md")
+        .unwrap();
+    assert_eq!((note.injections, note.bytes), (2, 0));
+    // An import has no block, so it is never resident on its own.
+    let every = StatsOptions {
+        debt_min_bytes: 0,
+        debt_idle_steps: 0,
+    };
+    let debt = Stats::from_lines(log.lines(), every).debt;
+    let resident: Vec<&str> = debt.iter().map(|d| d.file.as_str()).collect();
+    assert_eq!(
+        resident,
+        ["src/lib/CLAUDE.md", "src/CLAUDE.md", "CLAUDE.md"]
+    );
+    let last = project.events().pop().unwrap();
+    assert_eq!(last.resident_bytes, session.prompt().block_bytes() as u64);
+}
+
+/// A project of `rules`, each `(dir, size)`: `dir/CLAUDE.md` of `size`
+/// bytes with one heading, and no root rule.
+fn budget_project(rules: &[(&str, usize)]) -> (tempfile::TempDir, Utf8PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8Path::from_path(dir.path()).unwrap().to_owned();
+    for (rule_dir, size) in rules {
+        let mut text = format!("# Rules of {rule_dir}\n");
+        while text.len() < *size {
+            text.push_str("Keep it short.\n");
+        }
+        text.truncate(*size);
+        fs::create_dir_all(root.join(rule_dir)).unwrap();
+        fs::write(root.join(rule_dir).join("CLAUDE.md"), text).unwrap();
+    }
+    (dir, root)
+}
+
+/// The JIT blocks of `session` (startup blocks are outside the budget).
+fn jit_bytes(session: &Session) -> u64 {
+    session
+        .manifest()
+        .entries()
+        .iter()
+        .filter(|e| e.is_resident() && e.attribution != Attribution::SessionStart)
+        .map(|e| e.bytes)
+        .sum()
+}
+
+#[test]
+fn a_summary_is_never_larger_than_the_rule_or_the_budget() {
+    // `jit explain --no-startup --budget 30 a/x b/x` with two 61-byte rules.
+    let (_dir, root) = budget_project(&[("a", 61), ("b", 61)]);
+    let engine = Arc::new(Engine::new(&root).unwrap());
+    let mut session = Session::new(engine, SessionConfig::new().with_budget_bytes(30));
+    for path in ["a/x", "b/x"] {
+        let step = session.touch(Utf8Path::new(path), &root);
+        let skipped = &step.discoveries[0].skipped[0];
+        assert_eq!(skipped.reason, SkipReason::TooLargeForBudget);
+        for block in &step.blocks {
+            assert!(block.content.len() <= 30, "{block:?}");
+            assert!(block.content.len() < 61, "{block:?}");
+        }
+        assert!(jit_bytes(&session) <= 30);
+    }
+}
+
+#[test]
+fn a_rule_whose_pointer_does_not_fit_is_left_out_with_the_reason() {
+    let (_dir, root) = budget_project(&[("a", 500)]);
+    let engine = Arc::new(Engine::new(&root).unwrap());
+    let log = root.join("events.jsonl");
+    let config = SessionConfig::new()
+        .with_budget_bytes(20)
+        .with_event_log(&log);
+    let mut session = Session::new(engine, config);
+    let step = session.touch(Utf8Path::new("a/x"), &root);
+    assert!(step.blocks.is_empty(), "{:?}", step.blocks);
+    assert!(session.prompt().blocks().is_empty());
+    assert!(session.manifest().entries().is_empty());
+    let skipped = &step.discoveries[0].skipped[0];
+    assert_eq!(
+        (skipped.file.as_str(), skipped.reason),
+        ("a/CLAUDE.md", SkipReason::TooLargeForBudget)
+    );
+    assert!(
+        skipped.detail.contains("nothing was injected")
+            && skipped.detail.contains("read a/CLAUDE.md"),
+        "{}",
+        skipped.detail
+    );
+    let event = &step.events[0];
+    assert!(!event.hit);
+    assert_eq!(event.bytes_injected, 0);
+    let candidate = &event.candidates[0];
+    assert_eq!(
+        (candidate.decision.as_str(), candidate.bytes),
+        ("too_large_for_budget", 0)
+    );
+    let log = fs::read_to_string(&log).unwrap();
+    let stats = Stats::from_lines(log.lines(), StatsOptions::default());
+    assert_eq!(
+        (stats.discoveries, stats.hits, stats.bytes_injected),
+        (1, 0, 0)
+    );
+    assert!(stats.by_file.is_empty(), "{:?}", stats.by_file);
+    assert_eq!(stats.decisions["too_large_for_budget"], 1);
+}
+
+/// Several budgets against several rule sizes, touched in turn and twice
+/// over (the second pass changes every rule on disk): the JIT blocks never
+/// hold more than the budget, a block is never larger than its rule, and a
+/// rule that fits the budget left is injected in full.
+#[test]
+fn injected_jit_bytes_never_exceed_the_budget() {
+    let sizes = [("a", 40), ("b", 61), ("c", 200), ("d", 90), ("e", 1500)];
+    for budget in [0, 1, 20, 30, 61, 75, 100, 150, 260, 400, 2000, 5000] {
+        let (_dir, root) = budget_project(&sizes);
+        let engine = Arc::new(Engine::new(&root).unwrap());
+        let mut session = Session::new(engine, SessionConfig::new().with_budget_bytes(budget));
+        for pass in 0..2 {
+            for (rule_dir, size) in sizes {
+                if pass == 1 {
+                    let file = root.join(rule_dir).join("CLAUDE.md");
+                    let text = format!("# Changed\n{}", "y".repeat(size + 7));
+                    fs::write(file, text).unwrap();
+                }
+                let file = format!("{rule_dir}/CLAUDE.md");
+                // The old block of a changed rule makes room for its new text.
+                let previous = session.manifest().resident(&file).map_or(0, |e| e.bytes);
+                let left = budget.saturating_sub(jit_bytes(&session) - previous);
+                let step = session.touch(Utf8Path::new(&format!("{rule_dir}/x.rs")), &root);
+                let case = format!("budget {budget}, {rule_dir} ({size} bytes), pass {pass}");
+                assert!(jit_bytes(&session) <= budget, "{case}");
+                // No startup here: every block is a JIT block, and a stale
+                // one never outlives its manifest entry.
+                assert_eq!(
+                    session.prompt().block_bytes() as u64,
+                    jit_bytes(&session),
+                    "{case}"
+                );
+                let event = &step.events[0];
+                assert_eq!(event.bytes_injected, block_bytes(&step), "{case}");
+                for entry in session.manifest().entries() {
+                    assert!(entry.bytes <= entry.source_bytes, "{case}: {entry:?}");
+                }
+                let source = fs::read_to_string(root.join(&file)).unwrap().len() as u64;
+                let fits = source <= left;
+                match session.manifest().resident(&file) {
+                    Some(entry) if entry.form == BlockForm::Full => assert!(
+                        entry.bytes == source,
+                        "{case}: a full block is the whole rule"
+                    ),
+                    _ if fits => panic!("{case}: it fits, so it goes in full"),
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rule_quoting_a_block_marker_survives_three_rebuilds() {
+    let project = Project::new();
+    let tricky = "# Markers\nBlocks end with <!-- /jit:rule file=\"src/CLAUDE.md\" --> in the prompt.\n\
+                  They start with <!-- jit:rule file=\"src/CLAUDE.md\" -->, and after it: TAIL.\n";
+    project.write("proj/src/CLAUDE.md", tricky);
+    let mut session = project.session(SessionConfig::new());
+    session.set_system_prompt(format!("static\n{CACHE_BOUNDARY}\ndynamic"));
+    read(&mut session, "src/main.rs");
+    let first = session.prompt().text().to_owned();
+    for _ in 0..3 {
+        let text = session.prompt().text().to_owned();
+        session.set_system_prompt(text);
+    }
+    assert_eq!(session.prompt().text(), first);
+    assert_eq!(
+        session.prompt().text().matches("TAIL").count(),
+        1,
+        "{first}"
+    );
+    assert_eq!(session.prompt().text().matches("dynamic").count(), 1);
+    assert_eq!(session.prompt().blocks().len(), 2);
+    assert_eq!(session.prompt().blocks()[1].content, tricky);
+}

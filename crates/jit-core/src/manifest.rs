@@ -21,7 +21,8 @@ pub enum LeaveReason {
     /// The context was compacted or cleared and the session re-armed.
     Compacted,
     /// The file changed on disk and its new text no longer fits the budget:
-    /// only a summary of it stays.
+    /// only a summary of it stays, or nothing when not even a one-line
+    /// pointer fits.
     Budget,
 }
 

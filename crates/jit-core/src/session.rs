@@ -1,5 +1,6 @@
 //! Sessions: one per agent context, owning the discovery state, the prompt, the manifest and the event log.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -156,8 +157,10 @@ pub struct Injection {
     /// The session step.
     pub step: u64,
     /// One discovery per touched path, in order. A rule that did not fit the
-    /// budget is listed as skipped with `too_large_for_budget`; its summary
-    /// is among `blocks`.
+    /// budget is listed as skipped with `too_large_for_budget`; its summary,
+    /// when even that fits, is among `blocks`. A file imported by a rule is
+    /// listed as loaded with 0 bytes: its text is inside the importing
+    /// rule's block.
     pub discoveries: Vec<Discovery>,
     /// The blocks injected or replaced at this step (already in the prompt).
     pub blocks: Vec<PromptBlock>,
@@ -208,6 +211,20 @@ pub struct Session {
     warnings: Vec<String>,
     /// Departures not yet reported in an event.
     pending_left: Vec<Departure>,
+    /// Rules left out entirely for the budget (not even a pointer fit), with
+    /// the step: the engine counts them as loaded, the prompt does not.
+    omitted: HashMap<String, u64>,
+}
+
+/// What became of a rule in one discovery; the files it imports share it.
+#[derive(Debug, Clone, Copy)]
+enum Fate {
+    /// Its block is in the prompt, in full.
+    InPrompt,
+    /// Its unchanged block was already there.
+    AlreadyInPrompt,
+    /// It did not fit the budget: a summary at most.
+    OverBudget,
 }
 
 impl Session {
@@ -227,6 +244,7 @@ impl Session {
             writer,
             warnings: Vec::new(),
             pending_left: Vec::new(),
+            omitted: HashMap::new(),
         }
     }
 
@@ -383,6 +401,9 @@ impl Session {
     /// matter).
     pub fn rearm(&mut self) {
         self.state.rearm();
+        // The engine forgot everything: a rule left out for the budget is
+        // decided afresh on its next touch.
+        self.omitted.clear();
         let resident: Vec<(String, Attribution)> = self
             .manifest
             .entries()
@@ -429,6 +450,11 @@ impl Session {
 
     /// Puts a discovery's rules into the prompt (under the budget when
     /// `budgeted`) and builds its event.
+    ///
+    /// Bytes add up the same way everywhere: a block's bytes are its content
+    /// (an including rule's block carries its imports inline), an import has
+    /// no block and 0 bytes, and the event's `bytes_injected` is the sum of
+    /// the blocks this discovery put in.
     fn admit(
         &mut self,
         kind: EventKind,
@@ -443,8 +469,18 @@ impl Session {
         let mut left = std::mem::take(&mut self.pending_left);
         let mut kept = Vec::with_capacity(discovery.loaded.len());
         let mut bytes_injected = 0u64;
+        // What became of each rule of this discovery: its imports share it.
+        let mut fates: HashMap<String, Fate> = HashMap::new();
 
         for mut rule in std::mem::take(&mut discovery.loaded) {
+            if let Some(includer) = rule.included_by.clone() {
+                // The engine lists an import right after the rule that
+                // imports it, whose block already holds its text.
+                let fate = fates.get(&includer).copied().unwrap_or(Fate::InPrompt);
+                fates.insert(rule.file.clone(), fate);
+                admit_import(rule, &includer, fate, &mut candidates, &mut kept, discovery);
+                continue;
+            }
             let hash = fnv1a(&rule.content);
             // After a re-arm the engine forgets startup rules too; the
             // prompt still holds them, so the same text is not added again.
@@ -453,6 +489,7 @@ impl Session {
                 .resident(&rule.file)
                 .is_some_and(|e| e.hash == hash)
             {
+                fates.insert(rule.file.clone(), Fate::AlreadyInPrompt);
                 discovery.skipped.push(SkippedRule {
                     file: rule.file,
                     reason: SkipReason::AlreadyLoaded,
@@ -472,14 +509,20 @@ impl Session {
                 || matches!(previous, Some((_, Attribution::SessionStart)));
             let remaining = self.budget_left(previous);
             let fits = !budgeted || startup_rule || full <= remaining;
-            let (content, form) = if fits {
-                (rule.content.clone(), BlockForm::Full)
+            let block = if fits {
+                Some((rule.content.clone(), BlockForm::Full))
             } else {
-                (
-                    summary(&rule, self.config.budget_bytes, remaining),
-                    BlockForm::Summary,
-                )
+                summary(&rule, self.config.budget_bytes, remaining)
+                    .map(|text| (text, BlockForm::Summary))
             };
+            fates.insert(
+                rule.file.clone(),
+                if fits {
+                    Fate::InPrompt
+                } else {
+                    Fate::OverBudget
+                },
+            );
             if previous.is_some() {
                 // The engine may not know (it forgot the rule in a re-arm),
                 // but the prompt does: this text replaces a block.
@@ -490,36 +533,46 @@ impl Session {
                     LeaveReason::Budget
                 };
                 self.manifest.leave(&rule.file, step, reason);
+                if block.is_none() {
+                    // Not even a pointer to the new text fits: the stale
+                    // block must not stay in its place.
+                    self.prompt.remove(&rule.file);
+                }
                 left.push(Departure {
                     file: rule.file.clone(),
                     reason: reason.as_str().to_owned(),
                 });
             }
-            let bytes = content.len() as u64;
-            bytes_injected += bytes;
-            self.manifest.push(ManifestEntry {
-                file: rule.file.clone(),
-                hash: hash.clone(),
-                bytes,
-                source_bytes: full,
-                form,
-                attribution: if startup_rule {
-                    Attribution::SessionStart
-                } else {
-                    rule.attribution
-                },
-                introduced_step: step,
-                last_relevant_step: step,
-                left_step: None,
-                left_reason: None,
-            });
-            self.prompt.upsert(&rule.file, content.clone());
-            blocks.push(PromptBlock {
-                file: rule.file.clone(),
-                content: content.clone(),
-            });
-            let hash = Some(hash);
+            let bytes = block.as_ref().map_or(0, |(text, _)| text.len() as u64);
+            if let Some((content, form)) = block {
+                self.omitted.remove(&rule.file);
+                bytes_injected += bytes;
+                self.manifest.push(ManifestEntry {
+                    file: rule.file.clone(),
+                    hash: hash.clone(),
+                    bytes,
+                    source_bytes: full,
+                    form,
+                    attribution: if startup_rule {
+                        Attribution::SessionStart
+                    } else {
+                        rule.attribution
+                    },
+                    introduced_step: step,
+                    last_relevant_step: step,
+                    left_step: None,
+                    left_reason: None,
+                });
+                self.prompt.upsert(&rule.file, content.clone());
+                blocks.push(PromptBlock {
+                    file: rule.file.clone(),
+                    content,
+                });
+            } else {
+                self.omitted.insert(rule.file.clone(), step);
+            }
             if fits {
+                rule.bytes = rule.content.len();
                 candidates.push(Candidate {
                     file: rule.file.clone(),
                     decision: match rule.decision {
@@ -530,38 +583,66 @@ impl Session {
                     reason: None,
                     attribution: Some(rule.attribution.as_str().to_owned()),
                     bytes,
-                    hash,
+                    hash: Some(hash),
                 });
                 kept.push(rule);
             } else {
                 let reason = SkipReason::TooLargeForBudget;
+                let budget = self.config.budget_bytes;
+                let detail = if bytes > 0 {
+                    format!(
+                        "{full} bytes do not fit the rule budget ({remaining} of {budget} bytes \
+                         left): only a summary of it was injected ({bytes} bytes); read {} for \
+                         the rest",
+                        rule.file
+                    )
+                } else {
+                    format!(
+                        "{full} bytes do not fit the rule budget ({remaining} of {budget} bytes \
+                         left), nor does a one-line pointer to it: nothing was injected; read {} \
+                         for the rest",
+                        rule.file
+                    )
+                };
                 candidates.push(Candidate {
                     file: rule.file.clone(),
                     decision: reason.as_str().to_owned(),
                     reason: Some(reason.as_str().to_owned()),
                     attribution: Some(rule.attribution.as_str().to_owned()),
                     bytes,
-                    hash,
+                    hash: (bytes > 0).then_some(hash),
                 });
                 discovery.skipped.push(SkippedRule {
                     file: rule.file.clone(),
                     reason,
-                    detail: format!(
-                        "{full} bytes do not fit the rule budget ({remaining} of {} bytes left): \
-                         only its headings were injected ({bytes} bytes); read {} for the rest",
-                        self.config.budget_bytes, rule.file
-                    ),
+                    detail,
                 });
             }
         }
         discovery.loaded = kept;
-        for skipped in &discovery.skipped {
-            if skipped.reason == SkipReason::TooLargeForBudget {
+        for skipped in &mut discovery.skipped {
+            // The engine remembers a rule left out for the budget as loaded;
+            // the prompt does not hold it, so say what really happened.
+            if skipped.reason == SkipReason::AlreadyLoaded
+                && let Some(at) = self.omitted.get(&skipped.file)
+            {
+                skipped.reason = SkipReason::TooLargeForBudget;
+                skipped.detail = format!(
+                    "left out at step {at}: it did not fit the rule budget; read {} for it",
+                    skipped.file
+                );
+            } else if skipped.reason == SkipReason::TooLargeForBudget {
+                // Decided above, with its candidate.
                 continue;
             }
             candidates.push(Candidate {
                 file: skipped.file.clone(),
-                decision: "skipped".to_owned(),
+                decision: if skipped.reason == SkipReason::TooLargeForBudget {
+                    skipped.reason.as_str()
+                } else {
+                    "skipped"
+                }
+                .to_owned(),
                 reason: Some(skipped.reason.as_str().to_owned()),
                 attribution: None,
                 bytes: 0,
@@ -623,26 +704,95 @@ impl Session {
     }
 }
 
-/// The summary of a rule that does not fit: its headings, then a note that
-/// says what was cut and how to get it.
-fn summary(rule: &LoadedRule, budget: u64, remaining: u64) -> String {
-    let heads = headings(&rule.content);
-    let shown: usize = heads.iter().map(|h| h.len() + 1).sum();
-    let cut = rule.content.len().saturating_sub(shown);
-    let mut out = String::new();
-    for head in &heads {
-        out.push_str(head);
-        out.push('\n');
+/// Records an imported file: it has no block of its own (its text is
+/// inline in the block of `includer`), so it is listed with 0 bytes and
+/// shares the fate of the rule that imported it.
+fn admit_import(
+    mut rule: LoadedRule,
+    includer: &str,
+    fate: Fate,
+    candidates: &mut Vec<Candidate>,
+    kept: &mut Vec<LoadedRule>,
+    discovery: &mut Discovery,
+) {
+    rule.bytes = 0;
+    match fate {
+        Fate::InPrompt => {
+            candidates.push(Candidate {
+                file: rule.file.clone(),
+                decision: "loaded".to_owned(),
+                reason: None,
+                attribution: Some(rule.attribution.as_str().to_owned()),
+                bytes: 0,
+                hash: None,
+            });
+            kept.push(rule);
+        }
+        Fate::AlreadyInPrompt => discovery.skipped.push(SkippedRule {
+            file: rule.file,
+            reason: SkipReason::AlreadyLoaded,
+            detail: format!(
+                "imported by {includer}, whose block is already in the prompt with the same text"
+            ),
+        }),
+        Fate::OverBudget => {
+            let reason = SkipReason::TooLargeForBudget;
+            candidates.push(Candidate {
+                file: rule.file.clone(),
+                decision: reason.as_str().to_owned(),
+                reason: Some(reason.as_str().to_owned()),
+                attribution: Some(rule.attribution.as_str().to_owned()),
+                bytes: 0,
+                hash: None,
+            });
+            discovery.skipped.push(SkippedRule {
+                detail: format!(
+                    "imported by {includer}, which did not fit the rule budget: its text was \
+                     not injected; read {} for it",
+                    rule.file
+                ),
+                file: rule.file,
+                reason,
+            });
+        }
     }
-    out.push_str(&format!(
-        "[jit: summary of {file}: it is {full} bytes and the rule budget of {budget} bytes has \
-         {remaining} left, so {cut} bytes of body text were cut and only its {n} headings are \
-         shown. Read {file} for the full text.]\n",
-        file = rule.file,
-        full = rule.content.len(),
-        n = heads.len(),
-    ));
-    out
+}
+
+/// The most of a rule that does not fit that fits in the `remaining`
+/// bytes of the budget: its headings (as many as fit, in order) and a note
+/// saying what was cut and how to get it; failing that, a one-line pointer
+/// to the file; failing that, nothing. Never more than `remaining` bytes,
+/// never as large as the rule itself.
+fn summary(rule: &LoadedRule, budget: u64, remaining: u64) -> Option<String> {
+    let full = rule.content.len();
+    let limit = usize::try_from(remaining)
+        .unwrap_or(usize::MAX)
+        .min(full.saturating_sub(1));
+    let file = &rule.file;
+    let heads = headings(&rule.content);
+    let total = heads.len();
+    let mut shown: usize = heads.iter().map(|h| h.len() + 1).sum();
+    for count in (1..=total).rev() {
+        let note = format!(
+            "[jit: summary of {file}: it is {full} bytes and the rule budget of {budget} bytes \
+             had {remaining} left, so its body was cut and only {count} of its {total} headings \
+             are shown. Read {file} for the full text.]\n"
+        );
+        if shown + note.len() <= limit {
+            let mut out = String::with_capacity(shown + note.len());
+            for head in &heads[..count] {
+                out.push_str(head);
+                out.push('\n');
+            }
+            out.push_str(&note);
+            return Some(out);
+        }
+        shown -= heads[count - 1].len() + 1;
+    }
+    let pointer = format!(
+        "rule {file} ({full} bytes) left out: over the JIT byte budget; read {file} for it"
+    );
+    (pointer.len() <= limit).then_some(pointer)
 }
 
 /// A session id from the wall clock, the process id and a counter: unique
@@ -655,4 +805,74 @@ fn generate_id() -> String {
         .unwrap_or_default();
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     format!("{millis:x}-{:x}-{n}", std::process::id())
+}
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn rule(file: &str, content: String) -> LoadedRule {
+        LoadedRule {
+            file: file.to_owned(),
+            attribution: Attribution::NestedTraversal,
+            bytes: content.len(),
+            decision: LoadKind::Loaded,
+            source: "claude".to_owned(),
+            scope: None,
+            detail: None,
+            included_by: None,
+            tier: None,
+            warnings: Vec::new(),
+            content,
+        }
+    }
+
+    #[test]
+    fn the_pointer_is_the_last_resort() {
+        let big = rule("a/CLAUDE.md", format!("# A\n{}", "x".repeat(500)));
+        let pointer = "rule a/CLAUDE.md (504 bytes) left out: over the JIT byte budget; read a/CLAUDE.md for it";
+        let fits = pointer.len() as u64;
+        assert_eq!(summary(&big, 100, fits).as_deref(), Some(pointer));
+        assert_eq!(summary(&big, 100, fits - 1), None);
+        let with_heads = summary(&big, 1000, 400).unwrap_or_default();
+        assert!(
+            with_heads.starts_with("# A\n[jit: summary of a/CLAUDE.md"),
+            "{with_heads}"
+        );
+    }
+
+    proptest! {
+        /// A summary fits what is left of the budget and is smaller than
+        /// the rule; a rule with headings shows as many as fit, in order.
+        #[test]
+        fn a_summary_fits_the_budget_left_and_is_smaller_than_the_rule(
+            lines in proptest::collection::vec(
+                prop_oneof!["#{1,3} [a-z]{1,12}", "[a-z ]{0,60}"],
+                0..40,
+            ),
+            remaining in 0u64..3000,
+        ) {
+            let content: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let rule = rule("src/x/CLAUDE.md", content);
+            let full = rule.content.len();
+            match summary(&rule, 4000, remaining) {
+                Some(text) => {
+                    prop_assert!(text.len() as u64 <= remaining, "{} > {remaining}", text.len());
+                    prop_assert!(text.len() < full);
+                    prop_assert!(text.contains("src/x/CLAUDE.md"));
+                    let shown: Vec<&str> = headings(&text);
+                    let all = headings(&rule.content);
+                    prop_assert_eq!(&all[..shown.len()], &shown[..]);
+                }
+                None => {
+                    let pointer = format!(
+                        "rule src/x/CLAUDE.md ({full} bytes) left out: over the JIT byte budget; read src/x/CLAUDE.md for it"
+                    );
+                    prop_assert!(pointer.len() as u64 > remaining || pointer.len() >= full);
+                }
+            }
+        }
+    }
 }

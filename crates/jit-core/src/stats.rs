@@ -41,7 +41,9 @@ pub struct Percentiles {
 pub struct FileStats {
     /// The rule file.
     pub file: String,
-    /// How many times it was injected (startup, JIT, replacements, summaries).
+    /// How many times it was injected (startup, JIT, replacements, summaries);
+    /// for an imported file, how many times a rule brought it in inline (its
+    /// bytes count in that rule's block, so its own stay 0).
     pub injections: u64,
     /// Bytes injected over all of them.
     pub bytes: u64,
@@ -187,7 +189,11 @@ impl Stats {
                     };
                     *stats.decisions.entry(key).or_default() += 1;
                 }
-                if !injected {
+                // A rule left out for the budget without even a pointer
+                // (`too_large_for_budget`, 0 bytes) put nothing in.
+                if !injected
+                    || (candidate.decision == "too_large_for_budget" && candidate.bytes == 0)
+                {
                     continue;
                 }
                 if let Some(attribution) = &candidate.attribution {
@@ -204,6 +210,11 @@ impl Stats {
                 file.injections += 1;
                 file.bytes += candidate.bytes;
                 file.max_bytes = file.max_bytes.max(candidate.bytes);
+                // An imported file has no block of its own: its text is in
+                // the importing rule's block, which is resident instead.
+                if candidate.attribution.as_deref() == Some("include") {
+                    continue;
+                }
                 replay.resident.insert(
                     candidate.file.clone(),
                     Resident {
