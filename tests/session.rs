@@ -962,3 +962,120 @@ fn a_rule_quoting_a_block_marker_survives_three_rebuilds() {
     assert_eq!(session.prompt().blocks().len(), 2);
     assert_eq!(session.prompt().blocks()[1].content, tricky);
 }
+
+#[test]
+fn an_import_shares_the_fate_of_the_rule_that_imports_it() {
+    let project = Project::new();
+    project.write("proj/CLAUDE.md", "# Project\nsee @NOTE.md\n");
+    project.write("proj/NOTE.md", "Note: small commits.\n");
+    let mut session = project.session(SessionConfig::new().with_budget_bytes(300));
+    assert!(session.manifest().resident("NOTE.md").is_none());
+    let startup = &project.events()[0];
+    let rows: Vec<(&str, &str, u64)> = startup
+        .candidates
+        .iter()
+        .map(|c| (c.file.as_str(), c.decision.as_str(), c.bytes))
+        .collect();
+    let root_bytes = session.prompt().blocks()[0].content.len() as u64;
+    assert_eq!(
+        rows,
+        [
+            ("CLAUDE.md", "loaded", root_bytes),
+            ("NOTE.md", "loaded", 0)
+        ]
+    );
+    assert_eq!(startup.bytes_injected, root_bytes);
+
+    // After a re-arm the root rule is read again, and is already there: so
+    // is its import.
+    session.rearm();
+    let step = read(&mut session, "docs/guide.md");
+    assert!(step.blocks.is_empty());
+    let skipped: Vec<(&str, SkipReason)> = step.discoveries[0]
+        .skipped
+        .iter()
+        .map(|s| (s.file.as_str(), s.reason))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            ("CLAUDE.md", SkipReason::AlreadyLoaded),
+            ("NOTE.md", SkipReason::AlreadyLoaded)
+        ]
+    );
+
+    // A rule over the budget takes its import with it.
+    project.write(
+        "proj/src/big/CLAUDE.md",
+        &format!("# Big\nsee @PART.md\n{}\n", "x".repeat(400)),
+    );
+    project.write("proj/src/big/PART.md", "part\n");
+    let step = read(&mut session, "src/big/a.rs");
+    let event = &step.events[0];
+    let rows: Vec<(&str, &str, Option<&str>)> = event
+        .candidates
+        .iter()
+        .map(|c| {
+            (
+                c.file.as_str(),
+                c.decision.as_str(),
+                c.attribution.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "src/big/CLAUDE.md",
+                "too_large_for_budget",
+                Some("nested_traversal")
+            ),
+            ("src/big/PART.md", "too_large_for_budget", Some("include")),
+        ]
+    );
+    assert_eq!(event.candidates[1].bytes, 0);
+    assert_eq!(event.bytes_injected, block_bytes(&step));
+    assert!(event.bytes_injected <= 300);
+    let part = &step.discoveries[0].skipped[1];
+    assert!(
+        part.detail.contains("imported by src/big/CLAUDE.md"),
+        "{}",
+        part.detail
+    );
+}
+
+/// A scoped rule that missed keeps its directory open, so the engine
+/// reports the left-out rule again on the next touch: as left out, not as
+/// already in the prompt.
+#[test]
+fn a_rule_left_out_for_the_budget_is_not_reported_as_already_loaded() {
+    let (_dir, root) = budget_project(&[("a", 500)]);
+    let scoped = root.join("a/.claude/rules/ts.md");
+    fs::create_dir_all(scoped.parent().unwrap()).unwrap();
+    fs::write(&scoped, "---\npaths: [\"a/**/*.ts\"]\n---\nTypes first.\n").unwrap();
+    let engine = Arc::new(Engine::new(&root).unwrap());
+    let mut session = Session::new(engine, SessionConfig::new().with_budget_bytes(20));
+    session.touch(Utf8Path::new("a/x.rs"), &root);
+    let step = session.touch(Utf8Path::new("a/y.rs"), &root);
+    let skipped = step.discoveries[0]
+        .skipped
+        .iter()
+        .find(|s| s.file == "a/CLAUDE.md")
+        .unwrap();
+    assert_eq!(skipped.reason, SkipReason::TooLargeForBudget);
+    assert!(
+        skipped.detail.contains("left out at step 1"),
+        "{}",
+        skipped.detail
+    );
+    let candidate = step.events[0]
+        .candidates
+        .iter()
+        .find(|c| c.file == "a/CLAUDE.md")
+        .unwrap();
+    assert_eq!(
+        (candidate.decision.as_str(), candidate.bytes),
+        ("too_large_for_budget", 0)
+    );
+}

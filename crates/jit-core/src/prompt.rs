@@ -185,11 +185,12 @@ fn escape(file: &str) -> String {
     out
 }
 
-/// The start of every block marker, begin or end. Rule text that contains it
-/// gets its `<` written as `&lt;` when rendered, so a rule quoting a marker
-/// (its own end marker, say) can never end its block early or open another
-/// one: markers found in a prompt are always real ones.
-const MARKER_STARTS: [&str; 2] = ["<!-- jit:rule", "<!-- /jit:rule"];
+/// The start of every marker of ours: block begin and end, and the default
+/// cache boundary. Rule text that contains one gets its `<` written as
+/// `&lt;` when rendered, so a rule quoting a marker (its own end marker,
+/// say) can never end its block early, open another one, or add a second
+/// boundary: markers found in a prompt are always real ones.
+const MARKER_STARTS: [&str; 2] = ["<!-- jit:", "<!-- /jit:"];
 
 /// `content` with every marker start defused (see [`MARKER_STARTS`]).
 ///
@@ -395,6 +396,7 @@ mod properties {
             }
             prop_assert_eq!(prompt.text(), expected.as_str());
             prop_assert_eq!(prompt.text(), once.as_str());
+            prop_assert_eq!(prompt.text().matches(CACHE_BOUNDARY).count(), 1);
             for (file, content) in files.iter().zip(&contents) {
                 prop_assert_eq!(prompt.text().matches(&begin_marker(file)).count(), 1);
                 let block = prompt.blocks().iter().find(|b| &b.file == file);
