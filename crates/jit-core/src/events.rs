@@ -56,7 +56,10 @@ pub struct Event {
     pub candidates: Vec<Candidate>,
     /// Whether any block (full text or budget summary) was injected.
     pub hit: bool,
-    /// Bytes injected by this discovery.
+    /// Bytes injected by this discovery: the sum of the block contents it
+    /// put into the prompt (an imported file's text counts inside the block
+    /// of the rule that imports it), which is the sum of its candidates'
+    /// `bytes`.
     pub bytes_injected: u64,
     /// Bytes of rule text resident in the prompt after it.
     pub resident_bytes: u64,
@@ -85,10 +88,13 @@ pub struct Candidate {
     /// Why it was injected (`session_start`, `nested_traversal`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<String>,
-    /// Bytes injected for it.
+    /// Bytes of the block injected for it: 0 for an imported file (its text
+    /// is inside the importing rule's block) and for a rule left out of the
+    /// budget entirely.
     #[serde(default)]
     pub bytes: u64,
-    /// The source hash of the injected text (hex FNV-1a 64).
+    /// The source hash of the rule whose block was injected (hex FNV-1a 64);
+    /// none when no block was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
 }

@@ -22,7 +22,9 @@ pub struct PromptBlock {
 }
 
 impl PromptBlock {
-    /// The block as it appears in the prompt, between markers that name its file.
+    /// The block as it appears in the prompt, between markers that name its
+    /// file. A marker quoted by the rule's text is rendered with `&lt;` for
+    /// its `<`, so only real markers delimit blocks.
     pub fn render(&self) -> String {
         let name = escape(&self.file);
         let content = defuse_markers(&self.content);
