@@ -9,7 +9,7 @@ use camino::Utf8PathBuf;
 use jit_core::{Discovery, Engine, Session, SessionConfig, StartupReport};
 use serde::Serialize;
 
-use crate::cmd::startup::{current_dir, options};
+use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd};
 
 /// Arguments of `jit explain`.
 #[derive(Debug, clap::Args)]
@@ -54,11 +54,6 @@ struct Report {
     warnings: Vec<String>,
 }
 
-/// Whether `dir` is `root` or below it (through symlinks too).
-fn inside(dir: &camino::Utf8Path, root: &camino::Utf8Path) -> bool {
-    std::fs::canonicalize(dir).is_ok_and(|real| real.starts_with(root))
-}
-
 /// Runs `jit explain`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let engine = Arc::new(Engine::new(&args.root)?);
@@ -77,13 +72,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None
     } else {
         let session_cwd = match args.cwd {
-            Some(dir) => {
-                let dir = Utf8PathBuf::from_path_buf(dir)
-                    .map_err(|p| anyhow::anyhow!("--cwd {} is not UTF-8", p.display()))?;
-                cwd.join(dir)
-            }
-            None if inside(&cwd, session.engine().root()) => cwd.clone(),
-            None => session.engine().root().to_owned(),
+            Some(dir) => given_cwd(dir)?,
+            None => session_cwd(&cwd, session.engine().root()),
         };
         Some(session.startup(&options(session_cwd, args.managed)?))
     };

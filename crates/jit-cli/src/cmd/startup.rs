@@ -71,7 +71,7 @@ pub fn session_cwd(current: &Utf8Path, root: &Utf8Path) -> Utf8PathBuf {
 
 /// `--cwd DIR` made absolute against the current directory; it must be an
 /// existing directory, because the startup marker is built from it as one.
-fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
+pub fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
     let dir = Utf8PathBuf::from_path_buf(dir)
         .map_err(|p| anyhow::anyhow!("--cwd {} is not UTF-8", p.display()))?;
     match std::fs::metadata(&dir) {

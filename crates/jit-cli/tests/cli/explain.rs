@@ -276,3 +276,23 @@ fn a_rule_over_the_budget_is_shown_as_too_large_for_budget() {
             .contains("read CLAUDE.md for the rest")
     );
 }
+
+#[test]
+fn cwd_must_be_an_existing_directory() {
+    let dir = demo();
+    for bad in ["CLAUDE.md", "no/such/dir"] {
+        let (code, _out, err) = jit_in(
+            Some(dir.path()),
+            &["explain", "--root", ".", "--cwd", bad, "a"],
+        );
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains(bad), "{err}");
+    }
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &["explain", "--json", "--root", ".", "--cwd", "src/ui", "a"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["startup"]["signals"][0], "src/ui/");
+}
