@@ -91,6 +91,14 @@ pub(crate) fn incomplete_with_heredoc(command: &str) -> Option<&'static str> {
     }
 }
 
+/// Whether `command` ends inside a `$(…)`, `$((…))` or `$[…]` construct.
+/// The parser fails on such input anyway, but only after backtracking that
+/// can take seconds on a few hundred bytes, so it is refused up front.
+pub(crate) fn unclosed_construct(command: &str) -> bool {
+    (command.contains("$(") || command.contains("$["))
+        && Scanner::new(command).ends_inside_construct()
+}
+
 /// Whether some `<<` or `<<-` anywhere in the raw text (quotes and comments
 /// included, so that no lexer disagreement can hide one) is followed by
 /// blanks and then no word: an operator, a newline, the end, or an empty
@@ -172,6 +180,29 @@ impl<'a> Scanner<'a> {
 
     /// Scans the whole input; fails when it is incomplete.
     fn complete(mut self) -> Result<(), &'static str> {
+        self.run()?;
+        if !self.pending.is_empty() {
+            Err(UNTERMINATED_HEREDOC)
+        } else if !self.stack.is_empty() {
+            Err(UNTERMINATED)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Whether the scan stops inside a `$(…)`, `$((…))` or `$[…]`.
+    fn ends_inside_construct(mut self) -> bool {
+        let _ = self.run();
+        self.stack.iter().any(|c| {
+            matches!(
+                c,
+                Context::Substitution(_) | Context::Arithmetic(_) | Context::Bracket(_)
+            )
+        })
+    }
+
+    /// Scans until the end or the first sure sign of incompleteness.
+    fn run(&mut self) -> Result<(), &'static str> {
         while let Some(b) = self.peek(0) {
             match self.stack.last().copied() {
                 Some(Context::DoubleQuote) => self.in_double_quote(b),
@@ -186,13 +217,7 @@ impl<'a> Scanner<'a> {
             }
             self.i += 1;
         }
-        if !self.pending.is_empty() {
-            Err(UNTERMINATED_HEREDOC)
-        } else if !self.stack.is_empty() {
-            Err(UNTERMINATED)
-        } else {
-            Ok(())
-        }
+        Ok(())
     }
 
     fn in_double_quote(&mut self, b: u8) {
@@ -368,6 +393,18 @@ mod tests {
         let slow = format!("t>((((((\"\"\"\"{}>(u", "(".repeat(22));
         assert!(paren_estimate(&slow) > MAX_PAREN_NESTING);
         assert_eq!(paren_estimate("f() { (a) && ( (b) ); }"), 2);
+    }
+
+    #[test]
+    fn unclosed_substitutions_are_found() {
+        assert!(unclosed_construct("echo $(date"));
+        assert!(unclosed_construct("echo \"$(ls 'x"));
+        assert!(unclosed_construct("x=$[1+"));
+        assert!(!unclosed_construct("echo \"$(echo \"it's\")\" > a"));
+        assert!(!unclosed_construct(
+            "echo $(case $x in a) echo;; esac) $((1<<2))"
+        ));
+        assert!(!unclosed_construct("echo '$(' \"$\"( # $("));
     }
 
     #[test]
