@@ -75,6 +75,24 @@ pub(crate) fn oversized_descriptor(command: &str) -> bool {
     false
 }
 
+/// Whether some `${` in the raw text reaches a newline before its `}`. The
+/// parser unwraps a character that is not there on such input (inside
+/// here-documents in particular), and no one writes a parameter expansion
+/// across lines.
+pub(crate) fn multiline_parameter(command: &str) -> bool {
+    let mut rest = command;
+    while let Some(start) = rest.find("${") {
+        let after = rest.get(start + 2..).unwrap_or_default();
+        match after.find(['}', '\n']) {
+            Some(end) if after.get(end..).is_some_and(|t| t.starts_with('\n')) => return true,
+            Some(_) => {}
+            None => return false,
+        }
+        rest = after;
+    }
+    false
+}
+
 /// Whether `command` holds a here-document operator and is not plainly
 /// complete: it ends inside a quote, a construct or a here-document body, or
 /// has a `<<` without a (non-empty) delimiter word. Bash rejects all of these
@@ -405,6 +423,12 @@ mod tests {
             "echo $(case $x in a) echo;; esac) $((1<<2))"
         ));
         assert!(!unclosed_construct("echo '$(' \"$\"( # $("));
+    }
+
+    #[test]
+    fn parameter_expansions_across_lines_are_found() {
+        assert!(multiline_parameter("cat <<'EOF' > s\n${_c\n_}\nEOF"));
+        assert!(!multiline_parameter("echo ${a} ${b:-x}\n${c}"));
     }
 
     #[test]

@@ -64,7 +64,10 @@
 //! * Text that is not valid bash (an unterminated quote, a here-document
 //!   without its closing line) yields no paths and one
 //!   [`SkipReason::ParseError`] entry carrying the parser's message, never a
-//!   guess from a partial parse.
+//!   guess from a partial parse. So does input the parser cannot take safely
+//!   (more than 32 levels of nesting, more than 10 open parentheses, a
+//!   `<<` without a delimiter word, an unclosed `$(…)`): it is refused
+//!   before parsing.
 //!
 //! The function does no I/O and never panics. It depends only on
 //! `brush-parser`, which pulls about forty crates (it lists `insta` as a

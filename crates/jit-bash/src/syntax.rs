@@ -126,6 +126,9 @@ fn parse_unguarded(command: &str) -> Result<Vec<Step>, String> {
     if guard::oversized_descriptor(command) {
         return Err(String::from("file descriptor number out of range"));
     }
+    if guard::multiline_parameter(command) {
+        return Err(String::from("parameter expansion `${…}` across lines"));
+    }
     if guard::unclosed_construct(command) {
         return Err(String::from("unterminated `$(…)` or `$[…]` construct"));
     }
