@@ -109,6 +109,29 @@ pub(crate) fn incomplete_with_heredoc(command: &str) -> Option<&'static str> {
     }
 }
 
+/// A command whose last line opens here-documents and ends there
+/// (`cat > src/ui/Badge.tsx <<EOF`), with the missing delimiter lines added:
+/// bash runs it with empty bodies ("delimited by end-of-file"), so the
+/// redirection is as certain as with a body. `None` for anything else, in
+/// particular a body that starts and never closes, which stays a parse error.
+pub(crate) fn close_trailing_heredocs(command: &str) -> Option<String> {
+    if !command.contains("<<") || operator_without_word(command) {
+        return None;
+    }
+    let mut scanner = Scanner::new(command);
+    scanner.run().ok()?;
+    if !scanner.stack.is_empty() || scanner.pending.is_empty() {
+        return None;
+    }
+    let mut closed = command.to_owned();
+    for (word, _) in &scanner.pending {
+        closed.push('\n');
+        closed.push_str(std::str::from_utf8(word).ok()?);
+    }
+    closed.push('\n');
+    Some(closed)
+}
+
 /// Whether `command` ends inside a `$(…)`, `$((…))` or `$[…]` construct.
 /// The parser fails on such input anyway, but only after backtracking that
 /// can take seconds on a few hundred bytes, so it is refused up front.
@@ -405,6 +428,22 @@ fn find(bytes: &[u8], wanted: u8) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_trailing_heredoc_operators_are_closed() {
+        assert_eq!(
+            close_trailing_heredocs("cat > a.ts <<EOF").as_deref(),
+            Some("cat > a.ts <<EOF\nEOF\n")
+        );
+        assert_eq!(
+            close_trailing_heredocs("cat <<A <<'B'").as_deref(),
+            Some("cat <<A <<'B'\nA\nB\n")
+        );
+        assert_eq!(close_trailing_heredocs("cat > a <<EOF\nbody"), None);
+        assert_eq!(close_trailing_heredocs("cat > a <<"), None);
+        assert_eq!(close_trailing_heredocs("echo \"$(cat <<EOF"), None);
+        assert_eq!(close_trailing_heredocs("cat <<EOF\nx\nEOF"), None);
+    }
 
     #[test]
     fn parenthesis_depth_is_bounded_where_the_parser_backtracks() {

@@ -62,12 +62,13 @@
 //! * Here-document and here-string bodies are data, never commands; commands
 //!   inside `$(…)` are not analysed (the word holding them is skipped).
 //! * Text that is not valid bash (an unterminated quote, a here-document
-//!   without its closing line) yields no paths and one
+//!   body that never reaches its closing line) yields no paths and one
 //!   [`SkipReason::ParseError`] entry carrying the parser's message, never a
 //!   guess from a partial parse. So does input the parser cannot take safely
 //!   (more than 32 levels of nesting, more than 10 open parentheses, a
 //!   `<<` without a delimiter word, an unclosed `$(…)`): it is refused
-//!   before parsing.
+//!   before parsing. A command that ends right after `<<EOF` is valid: bash
+//!   runs it with an empty body, and so its redirections are reported.
 //!
 //! The function does no I/O and never panics. It depends only on
 //! `brush-parser`, which pulls about forty crates (it lists `insta` as a

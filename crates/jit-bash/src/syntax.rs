@@ -132,6 +132,8 @@ fn parse_unguarded(command: &str) -> Result<Vec<Step>, String> {
     if guard::unclosed_construct(command) {
         return Err(String::from("unterminated `$(…)` or `$[…]` construct"));
     }
+    let closed = guard::close_trailing_heredocs(command);
+    let command = closed.as_deref().unwrap_or(command);
     if let Some(problem) = guard::incomplete_with_heredoc(command) {
         return Err(problem.to_owned());
     }
@@ -602,8 +604,13 @@ mod tests {
     }
 
     #[test]
-    fn a_bare_here_document_is_a_parse_error() {
-        let err = parse("cat > a.txt <<EOF").unwrap_err();
+    fn a_here_document_body_that_never_closes_is_a_parse_error() {
+        let err = parse("cat > a.txt <<EOF\nbody").unwrap_err();
         assert!(err.starts_with("unterminated here-document"), "{err}");
+    }
+
+    #[test]
+    fn a_trailing_here_document_operator_ends_at_the_end_of_input_as_in_bash() {
+        assert!(parse("cat > a.txt <<EOF").is_ok());
     }
 }

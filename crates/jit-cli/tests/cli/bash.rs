@@ -13,7 +13,11 @@ fn check(command: &str, expected: Value) {
 
 #[test]
 fn the_design_table_gives_exactly_its_answers() {
-    // The table abbreviates the here-document; the full form is what an agent sends.
+    // As the table writes it (bash runs it with an empty body), and in full.
+    check(
+        "cat > src/ui/Badge.tsx <<EOF",
+        json!({"paths": ["src/ui/Badge.tsx"], "skipped": []}),
+    );
     check(
         "cat > src/ui/Badge.tsx <<EOF\nexport {};\nEOF",
         json!({"paths": ["src/ui/Badge.tsx"], "skipped": []}),
@@ -67,7 +71,7 @@ fn the_design_table_gives_exactly_its_answers() {
 #[test]
 fn an_unterminated_here_document_is_a_parse_error_with_its_message() {
     check(
-        "cat > src/ui/Badge.tsx <<EOF",
+        "cat > src/ui/Badge.tsx <<EOF\nbody that never closes",
         json!({"paths": [], "skipped": [{
             "word": "unterminated here-document (no closing delimiter line)",
             "reason": "parse_error"
