@@ -504,6 +504,17 @@ fn sed(argv: &[&Word], start: usize) -> Verdict {
         Name::Long("expression"),
         Name::Long("file"),
     ]);
+    // `sed -i bak s/a/b/ f`: BSD reads `bak` as the backup suffix, GNU as
+    // the script. When the word after the presumed script is itself a
+    // substitution, the command line cannot be read with certainty.
+    if !scripts_given
+        && let [_, second, ..] = parsed.operands.as_slice()
+        && argv
+            .get(*second)
+            .is_some_and(|w| looks_like_substitution(&w.text))
+    {
+        return Verdict::Refused(SkipReason::UncertainArguments);
+    }
     let skip = usize::from(!scripts_given);
     Verdict::Writes(
         parsed
@@ -513,6 +524,16 @@ fn sed(argv: &[&Word], start: usize) -> Verdict {
             .map(Target::Word)
             .collect(),
     )
+}
+
+/// Whether `text` reads as a sed `s` or `y` command (`s/a/b/`, `s|a|b|g`).
+fn looks_like_substitution(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!(chars.next(), Some('s' | 'y'))
+        && chars
+            .next()
+            .is_some_and(|d| !d.is_alphanumeric() && !d.is_whitespace() && d != '\\')
+        && text.len() > 3
 }
 
 /// `sort` writes only the file of `-o` / `--output`.

@@ -82,14 +82,41 @@ fn emit(word: &Word, offset: Option<usize>, out: &mut Analysis) {
     }
 }
 
+/// An absolute path with `//`, `.` and `..` folded lexically (`..` at the
+/// top stays at `/`, as the kernel does); `None` for a relative path.
+fn absolute_normal(path: &str) -> Option<String> {
+    if !path.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    Some(format!("/{}", parts.join("/")))
+}
+
 /// The filter for literal paths that are certain but not project files.
 fn path_reason(path: &str) -> Option<SkipReason> {
+    // `//dev/null`, `/./tmp/x` and `/../tmp/x` name the same places.
+    let normal = absolute_normal(path);
     let under = |dir: &str| {
-        path.strip_prefix(dir)
+        normal
+            .as_deref()
+            .and_then(|p| p.strip_prefix(dir))
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     };
     if path.is_empty() {
         Some(SkipReason::Empty)
+    } else if path.contains('\n') {
+        // A name with a line break cannot be shown one path per line, and
+        // is almost always a quoting slip rather than a real file.
+        Some(SkipReason::Quoting)
     } else if path == "-" {
         Some(SkipReason::Stdio)
     } else if under("/dev") {

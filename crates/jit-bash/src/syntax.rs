@@ -351,10 +351,13 @@ impl Walker {
             .flatten();
         match expanded {
             Some(texts) => items.extend(texts.into_iter().map(|text| {
+                // Bash expands a tilde that brace expansion puts at the
+                // start of a word (`{~/x,b}`): it names a home directory.
+                let uncertain = text.starts_with('~').then_some(SkipReason::Tilde);
                 Item::Word(Word {
                     raw: decoded.raw.clone(),
                     text,
-                    uncertain: None,
+                    uncertain,
                 })
             })),
             None => items.push(Item::Word(decoded)),
