@@ -67,8 +67,9 @@ pub struct Event {
     /// arrived with it): the manifest's "last relevant" signal.
     #[serde(default)]
     pub relevant: Vec<String>,
-    /// Blocks that left the prompt at this step, with why.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Blocks that left the prompt at this step, with why (always written,
+    /// `[]` when none left).
+    #[serde(default)]
     pub left: Vec<Departure>,
     /// Wall time of the discovery in microseconds.
     pub elapsed_us: u64,

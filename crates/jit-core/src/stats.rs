@@ -164,7 +164,7 @@ impl Stats {
             if is_discovery {
                 stats.discoveries += 1;
                 stats.hits += u64::from(event.hit);
-                stats.bytes_injected += event.bytes_injected;
+                stats.bytes_injected = stats.bytes_injected.saturating_add(event.bytes_injected);
                 latency.push(event.elapsed_us);
                 *stats.channels.entry(event.channel.clone()).or_default() += 1;
             } else {
@@ -208,7 +208,7 @@ impl Stats {
                         max_bytes: 0,
                     });
                 file.injections += 1;
-                file.bytes += candidate.bytes;
+                file.bytes = file.bytes.saturating_add(candidate.bytes);
                 file.max_bytes = file.max_bytes.max(candidate.bytes);
                 // An imported file has no block of its own: its text is in
                 // the importing rule's block, which is resident instead.
