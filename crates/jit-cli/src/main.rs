@@ -31,6 +31,8 @@ enum Command {
     Startup(cmd::startup::Args),
     /// Hit rate, waste, resident bytes, latency and leaderboards over event logs.
     Stats(cmd::stats::Args),
+    /// Run as an agent's hook (Claude Code, Codex, Gemini CLI), or install it.
+    Hook(cmd::hook::Args),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::Paths(args) => cmd::paths::run(args),
         Command::Startup(args) => cmd::startup::run(args),
         Command::Stats(args) => cmd::stats::run(args),
+        Command::Hook(args) => cmd::hook::run(args),
     };
     match result {
         Ok(code) => code,

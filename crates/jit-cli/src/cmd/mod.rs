@@ -2,6 +2,7 @@
 
 pub mod bash;
 pub mod explain;
+pub mod hook;
 pub mod imports;
 pub mod paths;
 pub mod startup;
