@@ -119,6 +119,18 @@ pub struct DiscoveryState {
     parsed: HashMap<String, (Stamp, Arc<ParsedRule>)>,
 }
 
+/// A loaded rule file and the stamp it was read at, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct StoredStamp {
+    /// The canonical path.
+    pub(crate) file: String,
+    /// Its size when read.
+    pub(crate) len: u64,
+    /// Its modification time when read, in nanoseconds since the Unix epoch.
+    #[serde(default)]
+    pub(crate) modified_ns: Option<u64>,
+}
+
 #[derive(Debug, Clone, Default)]
 struct ScanRecord {
     /// The scanned directory's own stamp (its key in the map is its path).
@@ -175,6 +187,34 @@ impl DiscoveryState {
         let mut files: Vec<&Utf8Path> = self.loaded.keys().map(Utf8Path::new).collect();
         files.sort();
         files
+    }
+
+    /// The loaded set and the user tier, for a [`crate::SessionSnapshot`]:
+    /// what must outlive a process (caches need not).
+    pub(crate) fn export(&self) -> (Vec<StoredStamp>, Option<String>) {
+        let mut loaded: Vec<StoredStamp> = self
+            .loaded
+            .iter()
+            .map(|(file, stamp)| StoredStamp {
+                file: file.clone(),
+                len: stamp.len,
+                modified_ns: stamp.modified_nanos(),
+            })
+            .collect();
+        loaded.sort_by(|a, b| a.file.cmp(&b.file));
+        (loaded, self.user_tier.as_deref().map(str::to_owned))
+    }
+
+    /// A state with the loaded set and user tier of [`DiscoveryState::export`].
+    pub(crate) fn import(loaded: &[StoredStamp], user_tier: Option<&str>) -> Self {
+        DiscoveryState {
+            loaded: loaded
+                .iter()
+                .map(|s| (s.file.clone(), Stamp::from_stored(s.len, s.modified_ns)))
+                .collect(),
+            user_tier: user_tier.map(Arc::from),
+            ..DiscoveryState::default()
+        }
     }
 
     /// Forgets what was injected, so rules come back on the next touch (after

@@ -18,6 +18,9 @@ pub enum ErrorKind {
     Io,
     /// A change-signal source (for example git) failed.
     ChangeSource,
+    /// A stored session snapshot is of another format version or does not
+    /// describe a session.
+    InvalidSnapshot,
 }
 
 impl ErrorKind {
@@ -30,6 +33,7 @@ impl ErrorKind {
             ErrorKind::InvalidGlob => "invalid_glob",
             ErrorKind::Io => "io",
             ErrorKind::ChangeSource => "change_source",
+            ErrorKind::InvalidSnapshot => "invalid_snapshot",
         }
     }
 }

@@ -160,8 +160,14 @@ fn refuse_fifo(_path: &Utf8Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The current time as RFC 3339 UTC with milliseconds (`2026-08-08T09:30:00.123Z`).
-pub(crate) fn now_rfc3339() -> String {
+/// The current time as RFC 3339 UTC with milliseconds (`2026-08-08T09:30:00.123Z`),
+/// as events write it.
+///
+/// ```
+/// let ts = jit_core::now_rfc3339();
+/// assert!(ts.ends_with('Z') && ts.len() == "2026-08-08T09:30:00.123Z".len());
+/// ```
+pub fn now_rfc3339() -> String {
     let since = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();

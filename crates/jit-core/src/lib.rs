@@ -63,7 +63,7 @@ mod stats;
 pub use audit::{AuditProblem, AuditReport, audit};
 pub use engine::{DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, ToolCallDiscovery};
 pub use error::{Error, ErrorKind};
-pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind};
+pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339};
 pub use frontmatter::{Frontmatter, Patterns};
 pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
@@ -78,10 +78,11 @@ pub use registry::{
 pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
 pub use scope::{CompiledScope, ScopeDecision, ScopeMatcher, SignalMatcher, TouchedPathMatcher};
 pub use session::{
-    Channel, DEFAULT_BUDGET_BYTES, DEFAULT_JIT_CONTEXT, Injection, Session, SessionConfig, ToolCall,
+    Channel, DEFAULT_BUDGET_BYTES, DEFAULT_JIT_CONTEXT, Injection, LoadTrigger, NativeLoads,
+    SNAPSHOT_FORMAT, Session, SessionConfig, SessionSnapshot, ToolCall, block_header,
 };
 pub use signals::{ChangeSet, ChangeSource};
-pub use source::{ClaudeSource, RuleDir, RuleSource, ScopeSpec};
+pub use source::{AgentsSource, ClaudeSource, GeminiSource, RuleDir, RuleSource, ScopeSpec};
 pub use startup::{StartupOptions, StartupReport, default_managed_path};
 pub use startup_signals::{Signals, startup_signals};
 pub use stats::{DebtRow, FileStats, Percentiles, Stats, StatsOptions};

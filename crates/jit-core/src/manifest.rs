@@ -48,7 +48,7 @@ pub enum BlockForm {
 }
 
 /// One block that entered the prompt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestEntry {
     /// The rule file, root-relative inside the project, absolute outside.
     pub file: String,
@@ -146,6 +146,11 @@ impl Manifest {
             .collect();
         sort_debt(&mut out);
         out
+    }
+
+    /// A manifest holding `entries` (restored from a snapshot).
+    pub(crate) fn from_entries(entries: Vec<ManifestEntry>) -> Self {
+        Manifest { entries }
     }
 
     pub(crate) fn push(&mut self, entry: ManifestEntry) {

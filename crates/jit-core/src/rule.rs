@@ -6,14 +6,14 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use camino::Utf8Path;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::frontmatter;
 use crate::scope::CompiledScope;
 use crate::source::{RuleSource, ScopeSpec};
 
 /// Why a rule was injected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Attribution {
@@ -25,6 +25,10 @@ pub enum Attribution {
     PathGlobMatch,
     /// Imported by another rule with `@path`.
     Include,
+    /// Loaded by the agent itself (for example Claude Code's own loading of
+    /// nested `CLAUDE.md` files when its Read tool runs): recorded as in the
+    /// context so it is never injected a second time, but not injected.
+    Native,
 }
 
 impl Attribution {
@@ -35,6 +39,7 @@ impl Attribution {
             Attribution::NestedTraversal => "nested_traversal",
             Attribution::PathGlobMatch => "path_glob_match",
             Attribution::Include => "include",
+            Attribution::Native => "native",
         }
     }
 }
@@ -170,6 +175,23 @@ impl Stamp {
             len: meta.len(),
             modified: meta.modified().ok(),
         }
+    }
+
+    /// The modification time as nanoseconds since the Unix epoch, for
+    /// storing a stamp; `None` when the platform gave none or it is before
+    /// the epoch.
+    pub(crate) fn modified_nanos(&self) -> Option<u64> {
+        self.modified
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| u64::try_from(d.as_nanos()).ok())
+    }
+
+    /// A stamp stored with [`Stamp::modified_nanos`].
+    pub(crate) fn from_stored(len: u64, modified_nanos: Option<u64>) -> Self {
+        let modified = modified_nanos.and_then(|nanos| {
+            std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_nanos(nanos))
+        });
+        Stamp { len, modified }
     }
 }
 

@@ -1,14 +1,16 @@
 //! Sessions: one per agent context, owning the discovery state, the prompt, the manifest and the event log.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::engine::{Discovery, DiscoveryState, Engine};
-use crate::error::Error;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{Discovery, DiscoveryState, Engine, StoredStamp};
+use crate::error::{Error, ErrorKind};
 use crate::events::{
     Candidate, Departure, EVENT_SCHEMA, Event, EventKind, EventWriter, now_rfc3339,
 };
@@ -34,9 +36,11 @@ pub const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024;
 pub struct SessionConfig {
     jit_context: bool,
     budget_bytes: u64,
+    step_budget: Option<u64>,
     event_log: Option<Utf8PathBuf>,
     boundary: String,
     registry: Arc<Registry>,
+    native: Option<Arc<dyn NativeLoads>>,
 }
 
 impl Default for SessionConfig {
@@ -53,9 +57,11 @@ impl SessionConfig {
         SessionConfig {
             jit_context: DEFAULT_JIT_CONTEXT,
             budget_bytes: DEFAULT_BUDGET_BYTES,
+            step_budget: None,
             event_log: None,
             boundary: crate::prompt::CACHE_BOUNDARY.to_owned(),
             registry: Arc::new(Registry::from_inventory()),
+            native: None,
         }
     }
 
@@ -68,6 +74,24 @@ impl SessionConfig {
     /// Sets the total byte budget for JIT rule blocks.
     pub fn with_budget_bytes(mut self, bytes: u64) -> Self {
         self.budget_bytes = bytes;
+        self
+    }
+
+    /// Caps what one step (a startup load, a touch, a tool call or batch)
+    /// may inject: the blocks' text and their headers
+    /// ([`Injection::context_text`]), in bytes. A rule that does not fit
+    /// comes as its summary (headings and a note on how to read the rest),
+    /// never cut mid-text. An agent hook whose output has a size limit sets
+    /// it; by default there is none.
+    pub fn with_step_budget(mut self, bytes: Option<u64>) -> Self {
+        self.step_budget = bytes;
+        self
+    }
+
+    /// Tells the session which rules the agent loads by itself: those are
+    /// recorded as in the context (attribution `native`) and never injected.
+    pub fn with_native(mut self, native: Arc<dyn NativeLoads>) -> Self {
+        self.native = Some(native);
         self
     }
 
@@ -102,6 +126,135 @@ impl SessionConfig {
     /// The event log, if any.
     pub fn event_log(&self) -> Option<&Utf8Path> {
         self.event_log.as_deref()
+    }
+
+    /// The cap on what one step injects, if any.
+    pub fn step_budget(&self) -> Option<u64> {
+        self.step_budget
+    }
+}
+
+/// What made a session consider a rule: the agent may load some rules itself
+/// on some of these (see [`NativeLoads`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoadTrigger<'a> {
+    /// The startup load.
+    Startup,
+    /// A call of this registered tool.
+    Tool(&'a str),
+    /// A path touched outside any tool (for example named in a prompt).
+    Touch,
+}
+
+/// Which rules an agent loads into its context by itself.
+///
+/// A harness whose agent has its own rule loading (Claude Code reads nested
+/// `CLAUDE.md` files when its Read tool runs) says so here, so the session
+/// records those rules as in the context (attribution `native`, no block)
+/// and never injects them a second time.
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{LoadTrigger, LoadedRule, NativeLoads, SessionConfig};
+///
+/// /// The agent reads nested `CLAUDE.md` files itself when it reads a file.
+/// #[derive(Debug)]
+/// struct ReadsNested;
+/// impl NativeLoads for ReadsNested {
+///     fn loads_natively(&self, trigger: LoadTrigger<'_>, rule: &LoadedRule) -> bool {
+///         trigger == LoadTrigger::Tool("read") && rule.file.ends_with("CLAUDE.md")
+///     }
+/// }
+/// let config = SessionConfig::new().with_native(Arc::new(ReadsNested));
+/// # let _ = config;
+/// ```
+pub trait NativeLoads: Send + Sync + std::fmt::Debug {
+    /// Whether the agent loads `rule` by itself when `trigger` happens.
+    fn loads_natively(&self, trigger: LoadTrigger<'_>, rule: &LoadedRule) -> bool;
+}
+
+/// The header line of one injected block in [`Injection::context_text`]:
+/// the rule's path, why it came, and the path that brought it.
+///
+/// ```
+/// use jit_core::{Attribution, block_header};
+/// assert_eq!(
+///     block_header("src/ui/CLAUDE.md", Attribution::PathGlobMatch, "src/ui/Footer.tsx"),
+///     "[jit-context] src/ui/CLAUDE.md (path_glob_match, triggered by src/ui/Footer.tsx)"
+/// );
+/// ```
+pub fn block_header(file: &str, attribution: Attribution, trigger: &str) -> String {
+    format!(
+        "[jit-context] {file} ({}, triggered by {trigger})",
+        attribution.as_str()
+    )
+}
+
+/// What one block costs in [`Injection::context_text`]: its header, its
+/// text, a line break after each, and the blank line between blocks.
+fn block_cost(header: &str, content: &str) -> u64 {
+    (header.len() + content.len() + 3) as u64
+}
+
+/// The format version of [`SessionSnapshot`].
+pub const SNAPSHOT_FORMAT: u32 = 1;
+
+/// What a session must remember between processes: its id and channel, the
+/// step, the rule files in the context with the stamps they were read at,
+/// the manifest, and departures not yet reported. Caches (parsed rules,
+/// resolved paths) and the prompt's text are not kept.
+///
+/// An agent hook runs as a fresh process for each call; it stores the
+/// snapshot after each call and restores it at the next:
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{Engine, Session, SessionConfig, SessionSnapshot};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+/// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "No colour emoji.\n")?;
+/// let engine = Arc::new(Engine::new(dir.path())?);
+/// let root = engine.root().to_owned();
+///
+/// let mut first = Session::new(Arc::clone(&engine), SessionConfig::new()).with_id("s1");
+/// assert!(first.touch("src/ui/A.tsx".into(), &root).is_hit());
+/// let stored = serde_json::to_string(&first.snapshot())?;
+///
+/// let snapshot: SessionSnapshot = serde_json::from_str(&stored)?;
+/// let mut second = Session::restore(engine, SessionConfig::new(), snapshot)?;
+/// assert!(!second.touch("src/ui/B.tsx".into(), &root).is_hit());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionSnapshot {
+    format: u32,
+    id: String,
+    channel: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subagent: Option<String>,
+    step: u64,
+    #[serde(default)]
+    loaded: Vec<StoredStamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user_tier: Option<String>,
+    #[serde(default)]
+    manifest: Vec<ManifestEntry>,
+    #[serde(default)]
+    omitted: BTreeMap<String, u64>,
+    #[serde(default)]
+    pending_left: Vec<Departure>,
+}
+
+impl SessionSnapshot {
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The step the session was at.
+    pub fn step(&self) -> u64 {
+        self.step
     }
 }
 
@@ -164,6 +317,8 @@ pub struct Injection {
     pub discoveries: Vec<Discovery>,
     /// The blocks injected or replaced at this step (already in the prompt).
     pub blocks: Vec<PromptBlock>,
+    /// One header line per block, in the same order ([`block_header`]).
+    pub headers: Vec<String>,
     /// The events written (one per discovery).
     pub events: Vec<Event>,
 }
@@ -172,6 +327,25 @@ impl Injection {
     /// Whether any block was injected.
     pub fn is_hit(&self) -> bool {
         !self.blocks.is_empty()
+    }
+
+    /// The blocks as one text for an agent's context, in load order: each
+    /// block's header line, then its text, blocks separated by a blank line.
+    /// Empty when nothing was injected.
+    pub fn context_text(&self) -> String {
+        let mut out = String::new();
+        for (block, header) in self.blocks.iter().zip(&self.headers) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(header);
+            out.push('\n');
+            out.push_str(&block.content);
+            if !block.content.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        out
     }
 }
 
@@ -214,6 +388,9 @@ pub struct Session {
     /// Rules left out entirely for the budget (not even a pointer fit), with
     /// the step: the engine counts them as loaded, the prompt does not.
     omitted: HashMap<String, u64>,
+    /// What the current step has injected so far, headers included (see
+    /// [`SessionConfig::with_step_budget`]).
+    step_used: u64,
 }
 
 /// What became of a rule in one discovery; the files it imports share it.
@@ -225,6 +402,8 @@ enum Fate {
     AlreadyInPrompt,
     /// It did not fit the budget: a summary at most.
     OverBudget,
+    /// The agent loads it by itself.
+    Native,
 }
 
 impl Session {
@@ -245,7 +424,88 @@ impl Session {
             warnings: Vec::new(),
             pending_left: Vec::new(),
             omitted: HashMap::new(),
+            step_used: 0,
         }
+    }
+
+    /// A session as [`Session::snapshot`] left it, on `engine` with
+    /// `config`. Its prompt holds no rule blocks (their text is not stored):
+    /// use it where the agent owns the context, as a hook does.
+    ///
+    /// A snapshot of another format version is an
+    /// [`ErrorKind::InvalidSnapshot`] error.
+    pub fn restore(
+        engine: Arc<Engine>,
+        config: SessionConfig,
+        snapshot: SessionSnapshot,
+    ) -> Result<Session, Error> {
+        if snapshot.format != SNAPSHOT_FORMAT {
+            return Err(Error::new(
+                ErrorKind::InvalidSnapshot,
+                format!(
+                    "session snapshot format {} is not {SNAPSHOT_FORMAT}, the one this version writes",
+                    snapshot.format
+                ),
+            ));
+        }
+        let channel = match (snapshot.channel.as_str(), snapshot.subagent) {
+            ("main", None) => Channel::Main,
+            ("subagent", Some(id)) => Channel::Subagent(id),
+            (other, _) => {
+                return Err(Error::new(
+                    ErrorKind::InvalidSnapshot,
+                    format!(
+                        "session snapshot channel `{other}` is neither `main` nor `subagent` with an id"
+                    ),
+                ));
+            }
+        };
+        let mut session = Session::new(engine, config);
+        session.id = snapshot.id;
+        session.channel = channel;
+        session.step = snapshot.step;
+        session.state = DiscoveryState::import(&snapshot.loaded, snapshot.user_tier.as_deref());
+        session.manifest = Manifest::from_entries(snapshot.manifest);
+        session.omitted = snapshot.omitted.into_iter().collect();
+        session.pending_left = snapshot.pending_left;
+        Ok(session)
+    }
+
+    /// What must outlive this process to go on with the session later
+    /// ([`Session::restore`]).
+    pub fn snapshot(&self) -> SessionSnapshot {
+        let (loaded, user_tier) = self.state.export();
+        SessionSnapshot {
+            format: SNAPSHOT_FORMAT,
+            id: self.id.clone(),
+            channel: self.channel.name().to_owned(),
+            subagent: self.channel.subagent_id().map(str::to_owned),
+            step: self.step,
+            loaded,
+            user_tier,
+            manifest: self.manifest.entries().to_vec(),
+            omitted: self
+                .omitted
+                .iter()
+                .map(|(file, step)| (file.clone(), *step))
+                .collect(),
+            pending_left: self.pending_left.clone(),
+        }
+    }
+
+    /// Changes the cap on what one step injects (see
+    /// [`SessionConfig::with_step_budget`]); a hook that answers one event
+    /// with two steps gives the second what the first left.
+    pub fn set_step_budget(&mut self, bytes: Option<u64>) {
+        self.config.step_budget = bytes;
+    }
+
+    /// Records a rule file the agent loaded by itself (Claude Code's
+    /// `InstructionsLoaded`): it counts as in the context and is not
+    /// injected while unchanged. Returns `false` if its metadata cannot be
+    /// read.
+    pub fn mark_native(&mut self, path: &Utf8Path) -> bool {
+        self.state.mark_loaded(path)
     }
 
     /// Sets the session id (the harness's own, for example).
@@ -319,6 +579,14 @@ impl Session {
     /// Runs the startup load: its rules become blocks (step 0), and JIT
     /// discovery will not inject them again. Writes one `startup` event.
     pub fn startup(&mut self, options: &StartupOptions) -> StartupReport {
+        self.startup_injection(options).0
+    }
+
+    /// Runs the startup load like [`Session::startup`] and returns, with the
+    /// report, what it injected as blocks with their headers. An agent hook
+    /// uses it to inject at session start the rules its agent will not load.
+    pub fn startup_injection(&mut self, options: &StartupOptions) -> (StartupReport, Injection) {
+        self.step_used = 0;
         let mut report = self.engine.startup(&mut self.state, options);
         let mut discovery = Discovery {
             trigger: ".".to_owned(),
@@ -326,24 +594,48 @@ impl Session {
             skipped: std::mem::take(&mut report.skipped),
             elapsed_us: report.elapsed_us,
         };
-        let (event, _) = self.admit(EventKind::Startup, None, &[], &mut discovery, false);
+        let (event, blocks) = self.admit(EventKind::Startup, None, &[], &mut discovery, false);
+        let mut injection = Injection {
+            step: self.step,
+            ..Injection::default()
+        };
+        for (block, header) in blocks {
+            injection.blocks.push(block);
+            injection.headers.push(header);
+        }
+        injection.events.push(event.clone());
         self.record(event);
         report.loaded = discovery.loaded;
         report.skipped = discovery.skipped;
-        report
+        injection.discoveries.push(Discovery {
+            trigger: ".".to_owned(),
+            loaded: report.loaded.clone(),
+            skipped: report.skipped.clone(),
+            elapsed_us: report.elapsed_us,
+        });
+        (report, injection)
     }
 
     /// One path touched outside any tool (a step of its own).
     pub fn touch(&mut self, path: &Utf8Path, cwd: &Utf8Path) -> Injection {
+        self.touch_batch(&[path.to_owned()], cwd)
+    }
+
+    /// Paths touched together outside any tool (for example files named in
+    /// a prompt): one step, each rule at most once.
+    pub fn touch_batch(&mut self, paths: &[Utf8PathBuf], cwd: &Utf8Path) -> Injection {
         self.step += 1;
+        self.step_used = 0;
         let mut injection = Injection {
             step: self.step,
             ..Injection::default()
         };
         if self.config.jit_context {
-            let paths = [path.to_string()];
-            let discovery = self.engine.discover(&mut self.state, path, cwd);
-            self.take(&mut injection, None, &paths, discovery);
+            let shown: Vec<String> = paths.iter().map(ToString::to_string).collect();
+            for path in paths {
+                let discovery = self.engine.discover(&mut self.state, path, cwd);
+                self.take(&mut injection, None, &shown, discovery);
+            }
         }
         injection
     }
@@ -368,6 +660,7 @@ impl Session {
     pub fn tool_batch(&mut self, calls: &[ToolCall], cwd: &Utf8Path) -> Result<Injection, Error> {
         if !self.config.jit_context {
             self.step += 1;
+            self.step_used = 0;
             return Ok(Injection {
                 step: self.step,
                 ..Injection::default()
@@ -379,6 +672,7 @@ impl Session {
             .map(|call| registry.affected_paths(&call.tool, &call.input, cwd))
             .collect::<Result<Vec<_>, Error>>()?;
         self.step += 1;
+        self.step_used = 0;
         let mut injection = Injection {
             step: self.step,
             ..Injection::default()
@@ -400,6 +694,19 @@ impl Session {
     /// with the compacted prompt afterwards (or before: the order does not
     /// matter).
     pub fn rearm(&mut self) {
+        self.rearm_keeping(true);
+    }
+
+    /// Re-arms the session after the agent's context was replaced entirely
+    /// (an agent hook's `SessionStart` with `clear` or `compact`): like
+    /// [`Session::rearm`], but the startup blocks leave too (`compacted`),
+    /// since the agent's new context does not hold them either. Run the
+    /// startup load again afterwards.
+    pub fn clear(&mut self) {
+        self.rearm_keeping(false);
+    }
+
+    fn rearm_keeping(&mut self, keep_startup: bool) {
         self.state.rearm();
         // The engine forgot everything: a rule left out for the budget is
         // decided afresh on its next touch.
@@ -415,7 +722,7 @@ impl Session {
             // Startup blocks stay. The engine has forgotten them too, so the
             // next walk past one reads it again: an unchanged text is
             // recognised by its hash, a changed one replaces the block.
-            if attribution != Attribution::SessionStart {
+            if !keep_startup || attribution != Attribution::SessionStart {
                 self.manifest
                     .leave(&file, self.step, LeaveReason::Compacted);
                 self.prompt.remove(&file);
@@ -442,7 +749,10 @@ impl Session {
         mut discovery: Discovery,
     ) {
         let (event, blocks) = self.admit(EventKind::Discovery, tool, paths, &mut discovery, true);
-        injection.blocks.extend(blocks);
+        for (block, header) in blocks {
+            injection.blocks.push(block);
+            injection.headers.push(header);
+        }
         injection.events.push(event.clone());
         injection.discoveries.push(discovery);
         self.record(event);
@@ -462,8 +772,13 @@ impl Session {
         paths: &[String],
         discovery: &mut Discovery,
         budgeted: bool,
-    ) -> (Event, Vec<PromptBlock>) {
+    ) -> (Event, Vec<(PromptBlock, String)>) {
         let step = self.step;
+        let trigger = match (kind, tool) {
+            (EventKind::Startup, _) => LoadTrigger::Startup,
+            (EventKind::Discovery, Some(tool)) => LoadTrigger::Tool(tool),
+            (EventKind::Discovery, None) => LoadTrigger::Touch,
+        };
         let mut candidates = Vec::new();
         let mut blocks = Vec::new();
         let mut left = std::mem::take(&mut self.pending_left);
@@ -479,6 +794,16 @@ impl Session {
                 let fate = fates.get(&includer).copied().unwrap_or(Fate::InPrompt);
                 fates.insert(rule.file.clone(), fate);
                 admit_import(rule, &includer, fate, &mut candidates, &mut kept, discovery);
+                continue;
+            }
+            if self
+                .config
+                .native
+                .as_ref()
+                .is_some_and(|native| native.loads_natively(trigger, &rule))
+            {
+                fates.insert(rule.file.clone(), Fate::Native);
+                self.admit_native(rule, step, &mut candidates, &mut kept, &mut left);
                 continue;
             }
             let hash = fnv1a(&rule.content);
@@ -507,13 +832,41 @@ impl Session {
             // replaces.
             let startup_rule = rule.attribution == Attribution::SessionStart
                 || matches!(previous, Some((_, Attribution::SessionStart)));
-            let remaining = self.budget_left(previous);
-            let fits = !budgeted || startup_rule || full <= remaining;
+            let header = block_header(
+                &rule.file,
+                if startup_rule {
+                    Attribution::SessionStart
+                } else {
+                    rule.attribution
+                },
+                &discovery.trigger,
+            );
+            // Two budgets may bind: the session's total for JIT blocks, and
+            // what one step may inject, headers included.
+            let total_left = if budgeted && !startup_rule {
+                self.budget_left(previous)
+            } else {
+                u64::MAX
+            };
+            let step_left = self.config.step_budget.map_or(u64::MAX, |cap| {
+                cap.saturating_sub(self.step_used)
+                    .saturating_sub(block_cost(&header, ""))
+            });
+            let (remaining, which, budget) = if step_left < total_left {
+                (
+                    step_left,
+                    Budget::Step,
+                    self.config.step_budget.unwrap_or_default(),
+                )
+            } else {
+                (total_left, Budget::Total, self.config.budget_bytes)
+            };
+            let budget_name = which.name();
+            let fits = full <= remaining;
             let block = if fits {
                 Some((rule.content.clone(), BlockForm::Full))
             } else {
-                summary(&rule, self.config.budget_bytes, remaining)
-                    .map(|text| (text, BlockForm::Summary))
+                summary(&rule, which, budget, remaining).map(|text| (text, BlockForm::Summary))
             };
             fates.insert(
                 rule.file.clone(),
@@ -547,6 +900,7 @@ impl Session {
             if let Some((content, form)) = block {
                 self.omitted.remove(&rule.file);
                 bytes_injected += bytes;
+                self.step_used = self.step_used.saturating_add(block_cost(&header, &content));
                 self.manifest.push(ManifestEntry {
                     file: rule.file.clone(),
                     hash: hash.clone(),
@@ -564,10 +918,13 @@ impl Session {
                     left_reason: None,
                 });
                 self.prompt.upsert(&rule.file, content.clone());
-                blocks.push(PromptBlock {
-                    file: rule.file.clone(),
-                    content,
-                });
+                blocks.push((
+                    PromptBlock {
+                        file: rule.file.clone(),
+                        content,
+                    },
+                    header,
+                ));
             } else {
                 self.omitted.insert(rule.file.clone(), step);
             }
@@ -588,17 +945,16 @@ impl Session {
                 kept.push(rule);
             } else {
                 let reason = SkipReason::TooLargeForBudget;
-                let budget = self.config.budget_bytes;
                 let detail = if bytes > 0 {
                     format!(
-                        "{full} bytes do not fit the rule budget ({remaining} of {budget} bytes \
+                        "{full} bytes do not fit the {budget_name} ({remaining} of {budget} bytes \
                          left): only a summary of it was injected ({bytes} bytes); read {} for \
                          the rest",
                         rule.file
                     )
                 } else {
                     format!(
-                        "{full} bytes do not fit the rule budget ({remaining} of {budget} bytes \
+                        "{full} bytes do not fit the {budget_name} ({remaining} of {budget} bytes \
                          left), nor does a one-line pointer to it: nothing was injected; read {} \
                          for the rest",
                         rule.file
@@ -675,6 +1031,42 @@ impl Session {
         (event, blocks)
     }
 
+    /// Records a rule the agent loads by itself: in the context, no block.
+    /// A block of an older version that this session injected gives way to
+    /// the agent's own copy.
+    fn admit_native(
+        &mut self,
+        mut rule: LoadedRule,
+        step: u64,
+        candidates: &mut Vec<Candidate>,
+        kept: &mut Vec<LoadedRule>,
+        left: &mut Vec<Departure>,
+    ) {
+        if self
+            .manifest
+            .leave(&rule.file, step, LeaveReason::ReplacedByNewerRead)
+            .is_some()
+        {
+            self.prompt.remove(&rule.file);
+            left.push(Departure {
+                file: rule.file.clone(),
+                reason: LeaveReason::ReplacedByNewerRead.as_str().to_owned(),
+            });
+        }
+        self.omitted.remove(&rule.file);
+        rule.attribution = Attribution::Native;
+        rule.bytes = 0;
+        candidates.push(Candidate {
+            file: rule.file.clone(),
+            decision: "loaded".to_owned(),
+            reason: None,
+            attribution: Some(Attribution::Native.as_str().to_owned()),
+            bytes: 0,
+            hash: None,
+        });
+        kept.push(rule);
+    }
+
     /// Budget left for a JIT block that would replace a resident block of
     /// `previous` (bytes, attribution). Startup blocks do not count: the
     /// budget is for what JIT adds.
@@ -704,6 +1096,31 @@ impl Session {
     }
 }
 
+/// Which budget a rule did not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Budget {
+    /// The session's total for JIT blocks ([`SessionConfig::with_budget_bytes`]).
+    Total,
+    /// What one step may inject ([`SessionConfig::with_step_budget`]).
+    Step,
+}
+
+impl Budget {
+    fn name(self) -> &'static str {
+        match self {
+            Budget::Total => "rule budget",
+            Budget::Step => "per-output budget",
+        }
+    }
+
+    fn pointer_name(self) -> &'static str {
+        match self {
+            Budget::Total => "JIT byte budget",
+            Budget::Step => "per-output budget",
+        }
+    }
+}
+
 /// Records an imported file: it has no block of its own (its text is
 /// inline in the block of `includer`), so it is listed with 0 bytes and
 /// shares the fate of the rule that imported it.
@@ -717,6 +1134,19 @@ fn admit_import(
 ) {
     rule.bytes = 0;
     match fate {
+        Fate::Native => {
+            // The agent expands the imports of what it loads itself.
+            rule.attribution = Attribution::Native;
+            candidates.push(Candidate {
+                file: rule.file.clone(),
+                decision: "loaded".to_owned(),
+                reason: None,
+                attribution: Some(Attribution::Native.as_str().to_owned()),
+                bytes: 0,
+                hash: None,
+            });
+            kept.push(rule);
+        }
         Fate::InPrompt => {
             candidates.push(Candidate {
                 file: rule.file.clone(),
@@ -763,7 +1193,8 @@ fn admit_import(
 /// saying what was cut and how to get it; failing that, a one-line pointer
 /// to the file; failing that, nothing. Never more than `remaining` bytes,
 /// never as large as the rule itself.
-fn summary(rule: &LoadedRule, budget: u64, remaining: u64) -> Option<String> {
+fn summary(rule: &LoadedRule, which: Budget, budget: u64, remaining: u64) -> Option<String> {
+    let budget_name = which.name();
     let full = rule.content.len();
     let limit = usize::try_from(remaining)
         .unwrap_or(usize::MAX)
@@ -774,7 +1205,7 @@ fn summary(rule: &LoadedRule, budget: u64, remaining: u64) -> Option<String> {
     let mut shown: usize = heads.iter().map(|h| h.len() + 1).sum();
     for count in (1..=total).rev() {
         let note = format!(
-            "[jit: summary of {file}: it is {full} bytes and the rule budget of {budget} bytes \
+            "[jit: summary of {file}: it is {full} bytes and the {budget_name} of {budget} bytes \
              had {remaining} left, so its body was cut and only {count} of its {total} headings \
              are shown. Read {file} for the full text.]\n"
         );
@@ -790,7 +1221,8 @@ fn summary(rule: &LoadedRule, budget: u64, remaining: u64) -> Option<String> {
         shown -= heads[count - 1].len() + 1;
     }
     let pointer = format!(
-        "rule {file} ({full} bytes) left out: over the JIT byte budget; read {file} for it"
+        "rule {file} ({full} bytes) left out: over the {}; read {file} for it",
+        which.pointer_name()
     );
     (pointer.len() <= limit).then_some(pointer)
 }
@@ -834,9 +1266,12 @@ mod properties {
         let big = rule("a/CLAUDE.md", format!("# A\n{}", "x".repeat(500)));
         let pointer = "rule a/CLAUDE.md (504 bytes) left out: over the JIT byte budget; read a/CLAUDE.md for it";
         let fits = pointer.len() as u64;
-        assert_eq!(summary(&big, 100, fits).as_deref(), Some(pointer));
-        assert_eq!(summary(&big, 100, fits - 1), None);
-        let with_heads = summary(&big, 1000, 400).unwrap_or_default();
+        assert_eq!(
+            summary(&big, Budget::Total, 100, fits).as_deref(),
+            Some(pointer)
+        );
+        assert_eq!(summary(&big, Budget::Total, 100, fits - 1), None);
+        let with_heads = summary(&big, Budget::Total, 1000, 400).unwrap_or_default();
         assert!(
             with_heads.starts_with("# A\n[jit: summary of a/CLAUDE.md"),
             "{with_heads}"
@@ -857,7 +1292,7 @@ mod properties {
             let content: String = lines.iter().map(|l| format!("{l}\n")).collect();
             let rule = rule("src/x/CLAUDE.md", content);
             let full = rule.content.len();
-            match summary(&rule, 4000, remaining) {
+            match summary(&rule, Budget::Total, 4000, remaining) {
                 Some(text) => {
                     prop_assert!(text.len() as u64 <= remaining, "{} > {remaining}", text.len());
                     prop_assert!(text.len() < full);

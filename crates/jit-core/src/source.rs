@@ -129,3 +129,68 @@ impl RuleSource for ClaudeSource {
         ScopeSpec::from_patterns("paths", frontmatter.patterns("paths"))
     }
 }
+
+/// The AGENTS.md convention (Codex CLI, opencode, Windsurf): an `AGENTS.md`
+/// in any directory applies to everything below it. It has no scopes and no
+/// rule folders.
+///
+/// ```
+/// use jit_core::{AgentsSource, RuleSource};
+/// assert_eq!(AgentsSource.files(), ["AGENTS.md"]);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AgentsSource;
+
+impl RuleSource for AgentsSource {
+    fn name(&self) -> &str {
+        "agents"
+    }
+
+    fn files(&self) -> &[&str] {
+        &["AGENTS.md"]
+    }
+
+    fn rule_dirs(&self) -> &[RuleDir] {
+        &[]
+    }
+
+    fn scope_keys(&self) -> &[&str] {
+        &[]
+    }
+
+    fn scope(&self, _frontmatter: &Frontmatter) -> ScopeSpec {
+        ScopeSpec::Always
+    }
+}
+
+/// Gemini CLI's context files: a `GEMINI.md` in any directory applies to
+/// everything below it. It has no scopes and no rule folders.
+///
+/// ```
+/// use jit_core::{GeminiSource, RuleSource};
+/// assert_eq!(GeminiSource.files(), ["GEMINI.md"]);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GeminiSource;
+
+impl RuleSource for GeminiSource {
+    fn name(&self) -> &str {
+        "gemini"
+    }
+
+    fn files(&self) -> &[&str] {
+        &["GEMINI.md"]
+    }
+
+    fn rule_dirs(&self) -> &[RuleDir] {
+        &[]
+    }
+
+    fn scope_keys(&self) -> &[&str] {
+        &[]
+    }
+
+    fn scope(&self, _frontmatter: &Frontmatter) -> ScopeSpec {
+        ScopeSpec::Always
+    }
+}

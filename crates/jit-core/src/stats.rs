@@ -177,13 +177,17 @@ impl Stats {
                 replay.resident.remove(&departure.file);
             }
             for candidate in &event.candidates {
-                let injected = candidate.decision != "skipped";
+                // A rule the agent loaded by itself is in its context, but
+                // nothing was injected for it.
+                let native = candidate.attribution.as_deref() == Some("native");
+                let injected = candidate.decision != "skipped" && !native;
                 if is_discovery {
                     stats.candidates += 1;
                     if candidate.reason.as_deref() == Some("scope_miss") {
                         stats.scope_skipped += 1;
                     }
                     let key = match (&candidate.reason, injected) {
+                        _ if native => "native".to_owned(),
                         (Some(reason), false) => format!("skipped:{reason}"),
                         _ => candidate.decision.clone(),
                     };

@@ -3,6 +3,10 @@
 use std::process::ExitCode;
 
 pub mod install;
+mod native;
+mod payload;
+mod run;
+mod state;
 
 /// An agent whose hook protocol `jit hook` speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -26,12 +30,56 @@ impl AgentKind {
     }
 }
 
+/// `--agent`: a named agent, or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum AgentChoice {
+    /// Recognise the agent from the payload (Codex sends `turn_id`, Gemini
+    /// names `AfterTool`/`BeforeTool`, anything else is Claude Code).
+    Auto,
+    /// Claude Code.
+    ClaudeCode,
+    /// Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+}
+
+/// `--native`: whether the agent's own rule loading is taken into account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum NativeChoice {
+    /// Record what the agent loads by itself (attribution `native`) instead
+    /// of injecting it a second time.
+    Auto,
+    /// Inject everything: for an agent run with its own loading turned off.
+    Ignore,
+}
+
 /// Arguments of `jit hook`.
 #[derive(Debug, clap::Args)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = "Example (what an agent runs after each tool call; `jit hook install` sets it up):\n  \
+        echo '{\"session_id\":\"s1\",\"hook_event_name\":\"PostToolUse\",\"cwd\":\"/work/app\",\
+        \"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/work/app/src/ui/Footer.tsx\"}}' \
+        | jit hook --agent claude-code\n\n\
+        Reads one payload on stdin, prints nothing or one JSON object, and always exits 0.\n\
+        State and event logs live in $JIT_STATE_DIR (default $XDG_STATE_HOME/jit, else ~/.local/state/jit);\n\
+        `jit stats <state dir>/<agent>-<session>.events.jsonl` summarises a session."
+)]
 pub struct Args {
     #[command(subcommand)]
     action: Option<Action>,
+    /// Which agent sends the payload.
+    #[arg(long, value_enum, default_value = "auto")]
+    agent: AgentChoice,
+    /// Whether rules the agent loads by itself are recorded instead of injected.
+    #[arg(long, value_enum, default_value = "auto")]
+    native: NativeChoice,
+    /// The most one output injects, in bytes (default: 9000 for Claude Code,
+    /// 8000 for Codex and Gemini). Rules that do not fit come as their
+    /// headings and a line saying how to read the rest.
+    #[arg(long, value_name = "BYTES")]
+    budget: Option<u64>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -42,11 +90,64 @@ enum Action {
     Uninstall(install::Args),
 }
 
-/// Runs `jit hook`.
+/// Runs `jit hook`: install, uninstall, or one hook call. A hook call
+/// always exits 0: a failure is one line on stderr and in the hook log,
+/// and the agent's tool call goes on undisturbed.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Some(Action::Install(args)) => install::install(&args),
         Some(Action::Uninstall(args)) => install::uninstall(&args),
-        None => Ok(ExitCode::SUCCESS),
+        None => {
+            let options = run::Options {
+                agent: match args.agent {
+                    AgentChoice::Auto => None,
+                    AgentChoice::ClaudeCode => Some(AgentKind::ClaudeCode),
+                    AgentChoice::Codex => Some(AgentKind::Codex),
+                    AgentChoice::Gemini => Some(AgentKind::Gemini),
+                },
+                native: args.native == NativeChoice::Auto,
+                budget: args.budget,
+            };
+            // A bug must not disturb the agent either: a panic is reported
+            // like any failure and the exit status stays 0.
+            std::panic::set_hook(Box::new(|info| {
+                eprintln!("jit hook: error: internal error: {info}");
+            }));
+            let outcome =
+                std::panic::catch_unwind(|| run::handle(&options, &mut std::io::stdin().lock()));
+            if let Ok((outcome, error)) = outcome {
+                run::report(&outcome, error.as_ref());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+/// The registered tool an agent's tool maps to (`Write` → `write`), if jit
+/// has a reporter for it.
+fn registered_tool(agent: AgentKind, tool: &str) -> Option<&'static str> {
+    let table: &[(&str, &'static str)] = match agent {
+        AgentKind::ClaudeCode => &[
+            ("Read", "read"),
+            ("Write", "write"),
+            ("Edit", "edit"),
+            ("MultiEdit", "edit"),
+            ("NotebookEdit", "notebook_edit"),
+            ("Glob", "glob"),
+            ("Grep", "grep"),
+            ("LS", "ls"),
+            ("Bash", "bash"),
+            ("WebFetch", "web_fetch"),
+        ],
+        AgentKind::Codex => &[("Bash", "bash")],
+        AgentKind::Gemini => &[
+            ("read_file", "read"),
+            ("write_file", "write"),
+            ("replace", "edit"),
+        ],
+    };
+    table
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .map(|(_, t)| *t)
 }

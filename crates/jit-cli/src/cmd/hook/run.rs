@@ -1,0 +1,443 @@
+//! One hook call: read the payload, restore the agent context's session, act on the event, save, and print what to inject.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use anyhow::{Context, bail};
+use camino::{Utf8Path, Utf8PathBuf};
+use jit_core::{Engine, Injection, Registry, Session, SessionConfig, StartupOptions, ToolCall};
+
+use super::AgentKind;
+use super::native;
+use super::payload::{self, Call, Event, MAX_PAYLOAD_BYTES, Payload};
+use super::state::{self, ContextFiles, Loaded, StoredState};
+
+/// How `jit hook` runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The agent, or `None` to recognise it from the payload.
+    pub agent: Option<AgentKind>,
+    /// Whether to record what the agent loads by itself instead of injecting it.
+    pub native: bool,
+    /// The most one output may inject, in bytes (`None`: the agent's default).
+    pub budget: Option<u64>,
+}
+
+/// The default cap on one output, per agent: under Claude Code's 10,000
+/// characters (beyond which only a preview reaches the model), and Codex's
+/// and Gemini's smaller context allowance.
+pub fn default_budget(agent: AgentKind) -> u64 {
+    match agent {
+        AgentKind::ClaudeCode => 9_000,
+        AgentKind::Codex | AgentKind::Gemini => 8_000,
+    }
+}
+
+/// What a call produced: the stdout text, and lines for the hook log.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The one JSON object to print, if anything is injected.
+    pub stdout: Option<String>,
+    /// Things worth a line in the log that are not failures (an
+    /// unregistered tool, a state file that had to be started afresh).
+    pub notes: Vec<String>,
+    /// Where the log is, once known.
+    pub log: Option<Utf8PathBuf>,
+    /// `agent session event`, for log lines.
+    pub context: String,
+}
+
+/// Runs one hook call on `input`. Never fails: a failure is returned as
+/// the error line to report, with whatever was learnt before it.
+pub fn handle(options: &Options, input: &mut dyn Read) -> (Outcome, Option<anyhow::Error>) {
+    let mut outcome = Outcome::default();
+    let result = handle_inner(options, input, &mut outcome);
+    (outcome, result.err())
+}
+
+fn handle_inner(
+    options: &Options,
+    input: &mut dyn Read,
+    outcome: &mut Outcome,
+) -> anyhow::Result<()> {
+    let dir = state::state_dir()?;
+    outcome.log = Some(dir.join("hook.log"));
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_PAYLOAD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .context("cannot read the payload from stdin")?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        bail!("the payload is over {MAX_PAYLOAD_BYTES} bytes; not read");
+    }
+    let payload = payload::parse(&bytes, options.agent)?;
+    drop(bytes);
+    outcome.context = format!(
+        "{} {} {}",
+        payload.agent.name(),
+        payload.session_id,
+        payload.event_name
+    );
+    let registry = Arc::new(Registry::from_inventory());
+
+    // Decide what the event asks before touching any state, so an event
+    // with nothing to do costs no lock and no file.
+    let work = match &payload.event {
+        Event::Other => return Ok(()),
+        Event::SessionStart { source } => Work::Start {
+            keep: matches!(source.as_str(), "resume" | "fork"),
+        },
+        Event::ToolUse(call) => match map_calls(payload.agent, std::slice::from_ref(call), outcome)
+        {
+            calls if calls.is_empty() => return Ok(()),
+            calls => Work::Tools(calls),
+        },
+        Event::ToolBatch(calls) => match map_calls(payload.agent, calls, outcome) {
+            calls if calls.is_empty() => return Ok(()),
+            calls => Work::Tools(calls),
+        },
+        Event::PromptSubmit { prompt } => {
+            let cwd = session_cwd(&payload)?;
+            match prompt_paths(prompt, &cwd) {
+                paths if paths.is_empty() => return Ok(()),
+                paths => Work::Touch(paths),
+            }
+        }
+        Event::InstructionsLoaded { file_path } => Work::Native(Utf8PathBuf::from(file_path)),
+    };
+
+    let cwd = session_cwd(&payload)?;
+    let root = project_root(payload.agent, &cwd);
+    let engine = Arc::new(
+        Engine::new(&root)
+            .with_context(|| format!("cannot open the project root {root}"))?
+            .with_sources(native::sources(payload.agent)),
+    );
+    let files = ContextFiles::new(
+        &dir,
+        payload.agent,
+        &payload.session_id,
+        payload.agent_id.as_deref(),
+    );
+    let budget = options
+        .budget
+        .unwrap_or_else(|| default_budget(payload.agent));
+    let mut config = SessionConfig::new()
+        .with_registry(Arc::clone(&registry))
+        .with_event_log(files.events.clone())
+        .with_step_budget(Some(budget));
+    if options.native {
+        config = config.with_native(native::native(payload.agent));
+    }
+
+    let lock = state::lock(&files)?;
+    let (mut session, started) = open_session(&files, &lock, &engine, config, &payload, outcome)?;
+    let mut injected = Vec::new();
+    let mut started = started;
+    // A context first seen on a tool call or prompt (a sub-agent, or a hook
+    // installed mid-session) gets its startup load first, in the same
+    // output.
+    if !started && matches!(work, Work::Tools(_) | Work::Touch(_)) {
+        injected.push(start(&mut session, &payload, &cwd, budget));
+        started = true;
+        session.set_step_budget(Some(budget.saturating_sub(context_bytes(&injected))));
+    }
+    match work {
+        Work::Start { keep: true } if started => {}
+        Work::Start { .. } => {
+            session.clear();
+            injected.push(start(&mut session, &payload, &cwd, budget));
+            started = true;
+        }
+        Work::Tools(calls) => {
+            let calls: Vec<ToolCall> = calls
+                .into_iter()
+                .filter(|call| {
+                    // One malformed call of a batch must not hide the others.
+                    match registry.affected_paths(&call.tool, &call.input, &cwd) {
+                        Ok(_) => true,
+                        Err(err) => {
+                            outcome.notes.push(format!("{}: {err}", err.kind()));
+                            false
+                        }
+                    }
+                })
+                .collect();
+            if calls.is_empty() {
+                if let Some(note) = outcome.notes.last() {
+                    bail!("{note}");
+                }
+            } else {
+                injected.push(session.tool_batch(&calls, &cwd)?);
+            }
+        }
+        Work::Touch(paths) => injected.push(session.touch_batch(&paths, &cwd)),
+        Work::Native(path) => {
+            let path = if path.is_absolute() {
+                path
+            } else {
+                cwd.join(path)
+            };
+            if !session.mark_native(&path) {
+                outcome.notes.push(format!(
+                    "cannot read {path}, which the agent reports loading"
+                ));
+            }
+        }
+    }
+    for warning in session.warnings() {
+        outcome.notes.push(warning.clone());
+    }
+    let stored = StoredState {
+        version: state::STATE_VERSION,
+        agent: payload.agent.name().to_owned(),
+        root: engine.root().to_string(),
+        started,
+        session: session.snapshot(),
+    };
+    state::save(&files, &stored, &lock)?;
+    drop(lock);
+    if matches!(payload.event, Event::SessionStart { .. }) {
+        state::prune(&dir, SystemTime::now());
+    }
+
+    let text: Vec<String> = injected
+        .iter()
+        .map(Injection::context_text)
+        .filter(|t| !t.is_empty())
+        .collect();
+    if !text.is_empty() {
+        let output = serde_json::json!({
+            "hookSpecificOutput": {
+                "hookEventName": payload.event_name,
+                "additionalContext": text.join("\n"),
+            }
+        });
+        outcome.stdout = Some(output.to_string());
+    }
+    Ok(())
+}
+
+/// Bytes of context text `injected` holds.
+fn context_bytes(injected: &[Injection]) -> u64 {
+    injected.iter().map(|i| i.context_text().len() as u64).sum()
+}
+
+/// What an event asks of the session.
+enum Work {
+    /// A session (re)starts; `keep` on resume, which keeps what was injected.
+    Start { keep: bool },
+    /// Tool calls, by registered name.
+    Tools(Vec<ToolCall>),
+    /// Paths touched outside any tool.
+    Touch(Vec<Utf8PathBuf>),
+    /// A rule file the agent loaded by itself.
+    Native(Utf8PathBuf),
+}
+
+/// The agent's tool calls under their registered names; a tool jit has no
+/// reporter for is noted (`unregistered_tool`) and left out, never guessed.
+fn map_calls(agent: AgentKind, calls: &[Call], outcome: &mut Outcome) -> Vec<ToolCall> {
+    calls
+        .iter()
+        .filter_map(|call| match super::registered_tool(agent, &call.tool) {
+            Some(tool) => Some(ToolCall::new(tool, call.input.clone())),
+            None => {
+                outcome.notes.push(format!(
+                    "unregistered_tool: {} has no path reporter for {}; nothing injected for it",
+                    agent.name(),
+                    call.tool
+                ));
+                None
+            }
+        })
+        .collect()
+}
+
+/// The session's working directory: the payload's `cwd`, else the process's.
+fn session_cwd(payload: &Payload) -> anyhow::Result<Utf8PathBuf> {
+    let here = || -> anyhow::Result<Utf8PathBuf> {
+        let dir = std::env::current_dir().context("cannot read the current directory")?;
+        Utf8PathBuf::from_path_buf(dir)
+            .map_err(|p| anyhow::anyhow!("the current directory {} is not UTF-8", p.display()))
+    };
+    match &payload.cwd {
+        Some(cwd) if Utf8Path::new(cwd).is_absolute() => Ok(Utf8PathBuf::from(cwd)),
+        Some(cwd) => Ok(here()?.join(cwd)),
+        None => here(),
+    }
+}
+
+/// The project root: the agent's project variable when set
+/// (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`), else the git worktree root
+/// above `cwd`, else `cwd`.
+pub fn project_root(agent: AgentKind, cwd: &Utf8Path) -> Utf8PathBuf {
+    let vars: &[&str] = match agent {
+        AgentKind::ClaudeCode => &["CLAUDE_PROJECT_DIR"],
+        AgentKind::Gemini => &["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
+        AgentKind::Codex => &[],
+    };
+    for var in vars {
+        if let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty())
+            && let Ok(dir) = Utf8PathBuf::from_path_buf(dir.into())
+        {
+            return if dir.is_absolute() {
+                dir
+            } else {
+                cwd.join(dir)
+            };
+        }
+    }
+    git_root(cwd).unwrap_or_else(|| cwd.to_owned())
+}
+
+/// The nearest directory at or above `dir` holding a `.git` (a directory,
+/// or a file for a linked worktree).
+pub fn git_root(dir: &Utf8Path) -> Option<Utf8PathBuf> {
+    dir.ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+        .map(Utf8Path::to_owned)
+}
+
+/// The files a prompt names with `@path` that exist, relative to `cwd`.
+fn prompt_paths(prompt: &str, cwd: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let mut paths: Vec<Utf8PathBuf> = Vec::new();
+    for import in jit_imports::extract(prompt) {
+        let path = Utf8PathBuf::from(&import.target);
+        let abs = if path.is_absolute() {
+            path.clone()
+        } else {
+            cwd.join(&path)
+        };
+        if std::fs::symlink_metadata(&abs).is_ok() && !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    paths
+}
+
+/// The agent context's session: restored from its state, or new. Returns
+/// whether its startup load has run.
+fn open_session(
+    files: &ContextFiles,
+    lock: &state::Locked,
+    engine: &Arc<Engine>,
+    config: SessionConfig,
+    payload: &Payload,
+    outcome: &mut Outcome,
+) -> anyhow::Result<(Session, bool)> {
+    let fresh = |config: SessionConfig| {
+        let main = Session::new(Arc::clone(engine), config).with_id(payload.session_id.clone());
+        match &payload.agent_id {
+            Some(id) => main.subagent(id.clone()),
+            None => main,
+        }
+    };
+    match state::load(files, lock)? {
+        Loaded::Missing => Ok((fresh(config), false)),
+        Loaded::Unusable(why) => {
+            outcome
+                .notes
+                .push(format!("warning: {why}; starting this context afresh"));
+            state::set_aside(files);
+            Ok((fresh(config), false))
+        }
+        Loaded::Found(stored) => {
+            if stored.root != engine.root().as_str() || stored.agent != payload.agent.name() {
+                outcome.notes.push(format!(
+                    "warning: {} belongs to {} on {}, not {} on {}; starting this context afresh",
+                    files.state,
+                    stored.agent,
+                    stored.root,
+                    payload.agent.name(),
+                    engine.root()
+                ));
+                return Ok((fresh(config), false));
+            }
+            match Session::restore(Arc::clone(engine), config.clone(), stored.session) {
+                Ok(session) => Ok((session, stored.started)),
+                Err(err) => {
+                    outcome
+                        .notes
+                        .push(format!("warning: {err}; starting this context afresh"));
+                    Ok((fresh(config), false))
+                }
+            }
+        }
+    }
+}
+
+/// The startup load of a context: what the agent loads itself is recorded,
+/// the rest injected. For Codex, which sees nothing below its cwd, the
+/// files git reports changed are discovered too, within what is left of the
+/// budget.
+fn start(session: &mut Session, payload: &Payload, cwd: &Utf8Path, budget: u64) -> Injection {
+    session.set_step_budget(Some(budget));
+    let home = match payload.agent {
+        // Claude Code's own user rules live in `~/.claude`; the other agents
+        // have their own user files, which they load themselves.
+        AgentKind::ClaudeCode => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .and_then(|h| Utf8PathBuf::from_path_buf(h.into()).ok()),
+        AgentKind::Codex | AgentKind::Gemini => None,
+    };
+    let mut options = StartupOptions::new(cwd.to_owned())
+        .with_home(home)
+        .with_changes(Arc::new(jit_git::GitChanges::new()));
+    if payload.agent != AgentKind::ClaudeCode {
+        options = options.with_managed(None);
+    }
+    let (report, mut injection) = session.startup_injection(&options);
+    if payload.agent == AgentKind::Codex {
+        let changed: Vec<Utf8PathBuf> = report
+            .signals
+            .iter()
+            .filter(|s| !s.ends_with('/'))
+            .map(Utf8PathBuf::from)
+            .collect();
+        if !changed.is_empty() {
+            let used = context_bytes(std::slice::from_ref(&injection));
+            session.set_step_budget(Some(budget.saturating_sub(used)));
+            let root = session.engine().root().to_owned();
+            let more = session.touch_batch(&changed, &root);
+            injection.blocks.extend(more.blocks);
+            injection.headers.extend(more.headers);
+            injection.discoveries.extend(more.discoveries);
+            injection.events.extend(more.events);
+        }
+    }
+    injection
+}
+
+/// Writes the output and the log lines of one call. Nothing here may fail
+/// the call: a closed stdout or an unwritable log is ignored.
+pub fn report(outcome: &Outcome, error: Option<&anyhow::Error>) {
+    if let Some(stdout) = &outcome.stdout {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{stdout}");
+        let _ = out.flush();
+    }
+    let mut lines: Vec<String> = outcome.notes.clone();
+    if let Some(err) = error {
+        let line = format!("error: {}", one_line(&format!("{err:#}")));
+        eprintln!("jit hook: {line}");
+        lines.push(line);
+    }
+    if let (Some(log), false) = (&outcome.log, lines.is_empty()) {
+        let ts = jit_core::now_rfc3339();
+        let text: String = lines
+            .iter()
+            .map(|line| format!("{ts} {} {}\n", outcome.context, one_line(line)))
+            .collect();
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .and_then(|mut f| f.write_all(text.as_bytes()));
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
+}

@@ -1,0 +1,351 @@
+//! Hook state on disk: one file per agent context under the state directory, read and written under an exclusive lock, replaced by atomic rename.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context, bail};
+use camino::{Utf8Path, Utf8PathBuf};
+use jit_core::SessionSnapshot;
+use serde::{Deserialize, Serialize};
+
+use super::AgentKind;
+
+/// The version of the state file's layout; another version is a fresh state.
+pub const STATE_VERSION: u32 = 1;
+
+/// State files untouched this long are pruned at session start.
+pub const PRUNE_AFTER: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
+/// How long a hook waits for another hook process of the same agent context
+/// to finish before giving up (without output) rather than stall the agent.
+const LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// The most a state file may hold; anything larger is not ours.
+const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Where the hook keeps its state: `$JIT_STATE_DIR`, else
+/// `$XDG_STATE_HOME/jit`, else `~/.local/state/jit`.
+pub fn state_dir() -> anyhow::Result<Utf8PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let dir = if let Some(dir) = var("JIT_STATE_DIR") {
+        PathBuf::from(dir)
+    } else if let Some(xdg) = var("XDG_STATE_HOME") {
+        PathBuf::from(xdg).join("jit")
+    } else if let Some(home) = var("HOME") {
+        PathBuf::from(home).join(".local/state/jit")
+    } else {
+        bail!("no state directory: set JIT_STATE_DIR, XDG_STATE_HOME or HOME");
+    };
+    Utf8PathBuf::from_path_buf(dir)
+        .map_err(|p| anyhow::anyhow!("the state directory {} is not UTF-8", p.display()))
+}
+
+/// The files of one agent context (an agent's session, or one sub-agent of it).
+#[derive(Debug, Clone)]
+pub struct ContextFiles {
+    /// The session snapshot.
+    pub state: Utf8PathBuf,
+    /// Held exclusively while a hook reads and writes the state.
+    pub lock: Utf8PathBuf,
+    /// The session's event log (shared by the session and its sub-agents).
+    pub events: Utf8PathBuf,
+}
+
+impl ContextFiles {
+    /// The files of `agent`'s session `session_id`, or of its sub-agent
+    /// `agent_id`, under `dir`.
+    pub fn new(dir: &Utf8Path, agent: AgentKind, session_id: &str, agent_id: Option<&str>) -> Self {
+        let session = format!("{}-{}", agent.name(), file_safe(session_id));
+        let context = match agent_id {
+            Some(id) => format!("{session}.{}", file_safe(id)),
+            None => session.clone(),
+        };
+        ContextFiles {
+            state: dir.join(format!("{context}.state.json")),
+            lock: dir.join(format!("{context}.lock")),
+            events: dir.join(format!("{session}.events.jsonl")),
+        }
+    }
+}
+
+/// An id as a file name: letters, digits, `-`, `_` and `.` kept (no leading
+/// `.`), anything else as `_`, at most 64 characters, and a hash of the
+/// whole id when anything was changed, so distinct ids never share a file.
+fn file_safe(id: &str) -> String {
+    let mut safe: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if safe.starts_with('.') {
+        safe.replace_range(0..1, "_");
+    }
+    if safe != id {
+        let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        safe.push_str(&format!("-{hash:016x}"));
+    }
+    safe
+}
+
+/// What one agent context remembers between hook calls.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StoredState {
+    /// [`STATE_VERSION`].
+    pub version: u32,
+    /// The agent (`claude-code`, `codex`, `gemini`).
+    pub agent: String,
+    /// The project root the session ran on (canonical).
+    pub root: String,
+    /// Whether the context's startup load has run (a context first seen
+    /// on a tool call, or a sub-agent, runs it then).
+    #[serde(default)]
+    pub started: bool,
+    /// The session.
+    pub session: SessionSnapshot,
+}
+
+/// An exclusive hold on one agent context's state; released on drop.
+#[derive(Debug)]
+pub struct Locked {
+    file: File,
+}
+
+impl Drop for Locked {
+    fn drop(&mut self) {
+        // Closing the descriptor releases the lock as well; unlocking first
+        // just says so.
+        let _ = self.file.unlock();
+    }
+}
+
+/// Takes the context's lock, creating the state directory when needed.
+/// Waits for other hook processes of the same context, at most
+/// [`LOCK_WAIT`].
+pub fn lock(files: &ContextFiles) -> anyhow::Result<Locked> {
+    if let Some(dir) = files.lock.parent() {
+        create_private_dir(dir)?;
+    }
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&files.lock)
+        .with_context(|| format!("cannot open the lock file {}", files.lock))?;
+    let started = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(Locked { file }),
+            Err(fs::TryLockError::WouldBlock) if started.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(fs::TryLockError::WouldBlock) => bail!(
+                "another jit hook held {} for over {} s; gave up rather than stall the agent",
+                files.lock,
+                LOCK_WAIT.as_secs()
+            ),
+            Err(fs::TryLockError::Error(err)) => {
+                return Err(err).with_context(|| format!("cannot lock {}", files.lock));
+            }
+        }
+    }
+}
+
+fn create_private_dir(dir: &Utf8Path) -> anyhow::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(dir)
+        .with_context(|| format!("cannot create the state directory {dir}"))
+}
+
+/// What loading a state file found.
+#[derive(Debug)]
+pub enum Loaded {
+    /// No state yet: a new agent context.
+    Missing,
+    /// The stored state.
+    Found(Box<StoredState>),
+    /// A file that is not a state of this version (corrupt, truncated,
+    /// foreign, another version): the caller starts afresh and says why.
+    Unusable(String),
+}
+
+/// Reads the context's state. Only an I/O failure other than "not found"
+/// is an error; a file that cannot be understood is [`Loaded::Unusable`].
+pub fn load(files: &ContextFiles, _lock: &Locked) -> anyhow::Result<Loaded> {
+    let file = match open_regular(files.state.as_std_path()) {
+        Ok(Some(file)) => file,
+        Ok(None) => return Ok(Loaded::Missing),
+        Err(err) => return Ok(Loaded::Unusable(format!("{err:#}"))),
+    };
+    let mut bytes = Vec::new();
+    file.take(MAX_STATE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", files.state))?;
+    if bytes.len() as u64 > MAX_STATE_BYTES {
+        return Ok(Loaded::Unusable(format!(
+            "{} is over {MAX_STATE_BYTES} bytes, larger than any state this writes",
+            files.state
+        )));
+    }
+    match serde_json::from_slice::<StoredState>(&bytes) {
+        Ok(state) if state.version == STATE_VERSION => Ok(Loaded::Found(Box::new(state))),
+        Ok(state) => Ok(Loaded::Unusable(format!(
+            "{} is state version {}, not {STATE_VERSION}",
+            files.state, state.version
+        ))),
+        Err(err) => Ok(Loaded::Unusable(format!(
+            "{} is not a jit hook state: {err}",
+            files.state
+        ))),
+    }
+}
+
+/// Opens `path` for reading if it is a regular file: `None` when it does
+/// not exist, an error for anything else (a FIFO, a directory, a link).
+/// The file is opened without following links and without blocking, and
+/// judged on the open descriptor, so a FIFO swapped in cannot stall it.
+fn open_regular(path: &Path) -> anyhow::Result<Option<File>> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err).with_context(|| format!("cannot open {}", path.display())),
+    };
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot stat {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("{} is not a regular file", path.display());
+    }
+    Ok(Some(file))
+}
+
+/// Moves an unusable state file aside (`.corrupt`), so it can be looked at
+/// and is not read again.
+pub fn set_aside(files: &ContextFiles) {
+    let mut aside = files.state.clone().into_string();
+    aside.push_str(".corrupt");
+    let _ = fs::rename(&files.state, aside);
+}
+
+/// Writes the context's state: a temporary file in the same directory,
+/// then a rename over the old one, so a reader never sees half a state.
+pub fn save(files: &ContextFiles, state: &StoredState, _lock: &Locked) -> anyhow::Result<()> {
+    let mut text = serde_json::to_vec(state).context("cannot encode the hook state")?;
+    text.push(b'\n');
+    let tmp = Utf8PathBuf::from(format!("{}.tmp.{}", files.state, std::process::id()));
+    let result = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .with_context(|| format!("cannot create {tmp}"))?;
+        file.write_all(&text)
+            .with_context(|| format!("cannot write {tmp}"))?;
+        fs::rename(&tmp, &files.state)
+            .with_context(|| format!("cannot replace {} with {tmp}", files.state))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Removes state and lock files not modified for [`PRUNE_AFTER`]; returns
+/// how many. Event logs stay: they are the history `jit stats` reads.
+pub fn prune(dir: &Utf8Path, now: SystemTime) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let ours = name.ends_with(".state.json")
+            || name.ends_with(".lock")
+            || name.ends_with(".state.json.corrupt");
+        if !ours {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .and_then(|m| m.modified().ok())
+            .and_then(|modified| now.duration_since(modified).ok())
+            .is_some_and(|age| age > PRUNE_AFTER);
+        if old && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_become_distinct_safe_file_names() {
+        assert_eq!(file_safe("abc-123_x.y"), "abc-123_x.y");
+        let slashed = file_safe("../etc/passwd");
+        assert!(
+            !slashed.contains('/') && !slashed.starts_with('.'),
+            "{slashed}"
+        );
+        assert_ne!(file_safe("a/b"), file_safe("a_b"));
+        assert_ne!(file_safe("a/b"), file_safe("a?b"));
+        let long = "x".repeat(500);
+        assert!(file_safe(&long).len() < 100);
+        assert_ne!(file_safe(&long), file_safe(&"x".repeat(501)));
+    }
+
+    #[test]
+    fn a_sub_agent_has_its_own_state_and_shares_the_session_log() {
+        let dir = Utf8Path::new("/s");
+        let main = ContextFiles::new(dir, AgentKind::ClaudeCode, "abc", None);
+        let sub = ContextFiles::new(dir, AgentKind::ClaudeCode, "abc", Some("a1"));
+        let codex = ContextFiles::new(dir, AgentKind::Codex, "abc", None);
+        assert_ne!(main.state, sub.state);
+        assert_ne!(main.lock, sub.lock);
+        assert_eq!(main.events, sub.events);
+        assert_ne!(main.state, codex.state);
+        assert_eq!(main.state, "/s/claude-code-abc.state.json");
+    }
+
+    #[test]
+    fn only_old_state_and_lock_files_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = Utf8Path::from_path(dir.path()).unwrap();
+        for name in ["a.state.json", "a.lock", "a.events.jsonl", "notes.txt"] {
+            fs::write(dir.join(name), "x").unwrap();
+        }
+        let now = SystemTime::now();
+        assert_eq!(prune(dir, now), 0, "fresh files stay");
+        let later = now + PRUNE_AFTER + Duration::from_secs(60);
+        assert_eq!(prune(dir, later), 2);
+        assert!(dir.join("a.events.jsonl").exists());
+        assert!(dir.join("notes.txt").exists());
+        assert!(!dir.join("a.state.json").exists());
+    }
+}
