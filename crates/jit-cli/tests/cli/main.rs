@@ -7,6 +7,7 @@
 
 mod bash;
 mod explain;
+mod hook;
 mod imports;
 mod paths;
 mod startup;

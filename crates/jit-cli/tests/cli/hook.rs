@@ -1,0 +1,753 @@
+//! Tests of `jit hook` through the built binary: a payload fixture per event and agent, sequences on a fixture repo, sub-agents, concurrency, and bad input.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// A fixture project (a git repository with rules at several levels) and
+/// temporary `HOME` and state directories.
+struct Env {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    state: PathBuf,
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("proj");
+        let files: &[(&str, &str)] = &[
+            ("CLAUDE.md", "Root rules: every change comes with a test.\n"),
+            (
+                ".claude/rules/ui.md",
+                "---\npaths: [\"src/ui/**/*.tsx\"]\n---\nComponents take colours from the theme.\n",
+            ),
+            (
+                ".claude/rules/sql.md",
+                "---\npaths: \"**/*.sql\"\n---\nMigrations are append-only.\n",
+            ),
+            ("src/ui/CLAUDE.md", "UI: no colour emoji.\n"),
+            ("src/api/CLAUDE.md", "API: every handler validates input.\n"),
+            ("src/db/CLAUDE.md", "DB: never drop a column.\n"),
+            ("notebooks/CLAUDE.md", "Notebooks: clear outputs before commit.\n"),
+            ("AGENTS.md", "Agents: root.\n"),
+            ("src/db/AGENTS.md", "Agents: db.\n"),
+            ("GEMINI.md", "Gemini: root.\n"),
+            ("src/ui/GEMINI.md", "Gemini: ui.\n"),
+            ("src/ui/Footer.tsx", "export const Footer = 1;\n"),
+            ("src/api/handler.ts", "export const handler = 1;\n"),
+            ("src/db/schema.sql", "create table a (id int);\n"),
+        ];
+        for (path, text) in files {
+            let path = root.join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        git(&root, &["init", "-q"]);
+        git(&root, &["add", "-A"]);
+        git(&root, &["commit", "-qm", "init"]);
+        let root = fs::canonicalize(root).unwrap();
+        let home = dir.path().join("home");
+        let state = dir.path().join("state");
+        fs::create_dir_all(&home).unwrap();
+        Env {
+            _dir: dir,
+            root,
+            home,
+            state,
+        }
+    }
+
+    /// Runs `jit hook --agent AGENT` as the agent does: Claude Code names
+    /// the project in `CLAUDE_PROJECT_DIR`; Codex and Gemini (without
+    /// `GEMINI_PROJECT_DIR`) leave it to the git root above the cwd.
+    fn agent_hook(&self, agent: &str, payload: &str) -> Run {
+        let mut cmd = self.command(&["--agent", agent]);
+        if agent == "claude-code" {
+            cmd.env("CLAUDE_PROJECT_DIR", &self.root);
+        }
+        self.run(cmd, payload.replace("$ROOT", self.root.to_str().unwrap()).as_bytes())
+    }
+
+    /// Runs `jit hook ARGS` with `payload` on stdin (`$ROOT` replaced).
+    fn hook(&self, args: &[&str], payload: &str) -> Run {
+        self.hook_bytes(args, payload.replace("$ROOT", self.root.to_str().unwrap()).as_bytes())
+    }
+
+    fn hook_bytes(&self, args: &[&str], stdin: &[u8]) -> Run {
+        self.run(self.command(args), stdin)
+    }
+
+    fn run(&self, mut cmd: Command, stdin: &[u8]) -> Run {
+        let mut child = cmd.spawn().unwrap();
+        let mut input = child.stdin.take().unwrap();
+        // A hook may stop reading early (an oversized payload): a broken
+        // pipe here is the hook's choice, not a test failure.
+        let _ = input.write_all(stdin);
+        drop(input);
+        let out = child.wait_with_output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_jit"));
+        cmd.arg("hook")
+            .args(args)
+            .env("HOME", &self.home)
+            .env("JIT_STATE_DIR", &self.state)
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .env_remove("GEMINI_PROJECT_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .current_dir(&self.root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    fn fixture(&self, name: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/hook")
+            .join(name);
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn state_file(&self, agent: &str, session: &str) -> PathBuf {
+        self.state.join(format!("{agent}-{session}.state.json"))
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(self.state.join("hook.log")).unwrap_or_default()
+    }
+}
+
+#[derive(Debug)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The rule files the output injected, in order, from its header lines;
+    /// empty when nothing was printed. Checks the output's shape on the way.
+    #[track_caller]
+    fn injected(&self, event: &str) -> Vec<String> {
+        assert_eq!(self.code, 0, "{self:?}");
+        if self.stdout.is_empty() {
+            return Vec::new();
+        }
+        assert_eq!(self.stdout.lines().count(), 1, "one JSON object: {self:?}");
+        let out: Value = serde_json::from_str(&self.stdout).unwrap();
+        let specific = &out["hookSpecificOutput"];
+        assert_eq!(specific["hookEventName"], event, "{self:?}");
+        let text = specific["additionalContext"].as_str().unwrap();
+        text.lines()
+            .filter_map(|l| l.strip_prefix("[jit-context] "))
+            .map(|l| l.split(' ').next().unwrap().to_owned())
+            .collect()
+    }
+
+    fn context(&self) -> String {
+        let out: Value = serde_json::from_str(&self.stdout).unwrap();
+        out["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+}
+
+/// One payload fixture through the real binary, on a fresh state: the
+/// files injected, in order (a context first seen on a tool call gets its
+/// startup load in the same output).
+#[track_caller]
+fn check_fixture(agent: &str, fixture: &str, event: &str, expected: &[&str]) {
+    let env = Env::new();
+    let run = env.agent_hook(agent, &env.fixture(fixture));
+    assert_eq!(run.injected(event), expected, "{fixture}: {run:?}");
+    assert!(run.stderr.is_empty(), "{fixture}: {run:?}");
+}
+
+#[test]
+fn every_claude_code_payload_fixture() {
+    let ui = [".claude/rules/ui.md", "src/ui/CLAUDE.md"];
+    let cases: &[(&str, &str, &[&str])] = &[
+        // A clean tree at the root: Claude loads CLAUDE.md itself, and no
+        // scoped rule matches a signal.
+        ("session_start.json", "SessionStart", &[]),
+        ("post_tool_use_write.json", "PostToolUse", &ui),
+        ("post_tool_use_edit.json", "PostToolUse", &["src/api/CLAUDE.md"]),
+        (
+            "post_tool_use_multi_edit.json",
+            "PostToolUse",
+            &[".claude/rules/sql.md", "src/db/CLAUDE.md"],
+        ),
+        // Claude's Read loads nested CLAUDE.md files itself.
+        ("post_tool_use_read.json", "PostToolUse", &[]),
+        (
+            "post_tool_use_notebook_edit.json",
+            "PostToolUse",
+            &["notebooks/CLAUDE.md"],
+        ),
+        // The glob's static prefix is a directory: `**/*.sql` does not match it.
+        ("post_tool_use_glob.json", "PostToolUse", &["src/db/CLAUDE.md"]),
+        // Grep: its path only, never the regex.
+        ("post_tool_use_grep.json", "PostToolUse", &["src/api/CLAUDE.md"]),
+        ("post_tool_use_ls.json", "PostToolUse", &["src/db/CLAUDE.md"]),
+        ("post_tool_use_bash.json", "PostToolUse", &ui),
+        ("post_tool_use_web_fetch.json", "PostToolUse", &[]),
+        ("post_tool_use_mcp.json", "PostToolUse", &[]),
+        ("post_tool_use_subagent.json", "PostToolUse", &ui),
+        (
+            "post_tool_batch.json",
+            "PostToolBatch",
+            &[".claude/rules/ui.md", "src/ui/CLAUDE.md", "src/api/CLAUDE.md"],
+        ),
+        (
+            "user_prompt_submit.json",
+            "UserPromptSubmit",
+            &[".claude/rules/sql.md", "src/db/CLAUDE.md"],
+        ),
+        ("instructions_loaded.json", "InstructionsLoaded", &[]),
+    ];
+    for (fixture, event, expected) in cases {
+        check_fixture("claude-code", &format!("claude-code/{fixture}"), event, expected);
+    }
+}
+
+#[test]
+fn every_codex_payload_fixture() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        // Codex reads AGENTS.md itself, never CLAUDE.md.
+        ("session_start.json", "SessionStart", &["CLAUDE.md"]),
+        (
+            "post_tool_use_apply_patch.json",
+            "PostToolUse",
+            &[
+                "CLAUDE.md",
+                ".claude/rules/sql.md",
+                "src/db/CLAUDE.md",
+                "src/db/AGENTS.md",
+            ],
+        ),
+        (
+            "post_tool_use_bash.json",
+            "PostToolUse",
+            &["CLAUDE.md", "src/api/CLAUDE.md"],
+        ),
+    ];
+    for (fixture, event, expected) in cases {
+        check_fixture("codex", &format!("codex/{fixture}"), event, expected);
+    }
+}
+
+#[test]
+fn every_gemini_payload_fixture() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("session_start.json", "SessionStart", &["CLAUDE.md"]),
+        // Gemini loads its own GEMINI.md files when it reads or writes.
+        (
+            "after_tool_write_file.json",
+            "AfterTool",
+            &["CLAUDE.md", ".claude/rules/ui.md", "src/ui/CLAUDE.md"],
+        ),
+        (
+            "after_tool_read_file.json",
+            "AfterTool",
+            &["CLAUDE.md", ".claude/rules/ui.md", "src/ui/CLAUDE.md"],
+        ),
+        (
+            "after_tool_run_shell_command.json",
+            "AfterTool",
+            &["CLAUDE.md", ".claude/rules/sql.md", "src/db/CLAUDE.md"],
+        ),
+    ];
+    for (fixture, event, expected) in cases {
+        check_fixture("gemini", &format!("gemini/{fixture}"), event, expected);
+    }
+}
+
+/// A Claude Code payload for session `session`.
+fn claude(session: &str, event: &str, rest: &str) -> String {
+    format!(
+        r#"{{"session_id":"{session}","transcript_path":"/tmp/t.jsonl","cwd":"$ROOT","hook_event_name":"{event}"{rest}}}"#
+    )
+}
+
+fn write(session: &str, path: &str) -> String {
+    claude(
+        session,
+        "PostToolUse",
+        &format!(r#","tool_name":"Write","tool_input":{{"file_path":"$ROOT/{path}","content":"x"}}"#),
+    )
+}
+
+fn tool(session: &str, name: &str, input: &str) -> String {
+    claude(
+        session,
+        "PostToolUse",
+        &format!(r#","tool_name":"{name}","tool_input":{input}"#),
+    )
+}
+
+fn start(session: &str, source: &str) -> String {
+    claude(session, "SessionStart", &format!(r#","source":"{source}""#))
+}
+
+#[test]
+fn a_sibling_edit_after_a_write_injects_nothing() {
+    let env = Env::new();
+    let run = env.agent_hook("claude-code", &start("s", "startup"));
+    assert_eq!(run.injected("SessionStart"), Vec::<String>::new());
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/Footer.tsx"));
+    assert_eq!(
+        run.injected("PostToolUse"),
+        [".claude/rules/ui.md", "src/ui/CLAUDE.md"]
+    );
+    // The header names the rule, why it came, and what brought it.
+    assert!(
+        run.context().starts_with(
+            "[jit-context] .claude/rules/ui.md (path_glob_match, triggered by src/ui/Footer.tsx)\n\
+             Components take colours from the theme.\n"
+        ),
+        "{}",
+        run.context()
+    );
+    let edit = tool(
+        "s",
+        "Edit",
+        r#"{"file_path":"$ROOT/src/ui/Badge.tsx","old_string":"a","new_string":"b"}"#,
+    );
+    let run = env.agent_hook("claude-code", &edit);
+    assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
+    assert!(run.stdout.is_empty(), "nothing to inject prints nothing");
+}
+
+#[test]
+fn what_claude_reads_itself_is_never_injected_afterwards() {
+    let env = Env::new();
+    let read = tool("s", "Read", r#"{"file_path":"$ROOT/src/api/handler.ts"}"#);
+    assert_eq!(
+        env.agent_hook("claude-code", &read).injected("PostToolUse"),
+        Vec::<String>::new()
+    );
+    let run = env.agent_hook("claude-code", &write("s", "src/api/new.ts"));
+    assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
+    // The events say what happened: recorded as native, then already loaded.
+    let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
+    assert!(
+        events.contains(r#"{"file":"src/api/CLAUDE.md","decision":"loaded","attribution":"native","bytes":0}"#),
+        "{events}"
+    );
+    assert!(
+        events.contains(r#"{"file":"src/api/CLAUDE.md","decision":"skipped","reason":"already_loaded","bytes":0}"#),
+        "{events}"
+    );
+}
+
+#[test]
+fn with_native_ignore_a_read_injects() {
+    let env = Env::new();
+    let read = tool("s", "Read", r#"{"file_path":"$ROOT/src/api/handler.ts"}"#);
+    let mut cmd = env.command(&["--agent", "claude-code", "--native", "ignore"]);
+    cmd.env("CLAUDE_PROJECT_DIR", &env.root);
+    let run = env.run(
+        cmd,
+        read.replace("$ROOT", env.root.to_str().unwrap()).as_bytes(),
+    );
+    // Everything comes, the root CLAUDE.md too (the startup load of a
+    // context first seen on a tool call).
+    assert_eq!(
+        run.injected("PostToolUse"),
+        ["CLAUDE.md", "src/api/CLAUDE.md"]
+    );
+}
+
+#[test]
+fn session_start_compact_and_clear_re_arm_and_resume_keeps() {
+    let env = Env::new();
+    let ui = [".claude/rules/ui.md", "src/ui/CLAUDE.md"];
+    env.agent_hook("claude-code", &start("s", "startup"));
+    assert_eq!(
+        env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"))
+            .injected("PostToolUse"),
+        ui
+    );
+    // A resumed session still holds what was injected.
+    env.agent_hook("claude-code", &start("s", "resume"));
+    assert_eq!(
+        env.agent_hook("claude-code", &write("s", "src/ui/B.tsx"))
+            .injected("PostToolUse"),
+        Vec::<String>::new()
+    );
+    for source in ["compact", "clear"] {
+        let run = env.agent_hook("claude-code", &start("s", source));
+        assert_eq!(run.injected("SessionStart"), Vec::<String>::new());
+        assert_eq!(
+            env.agent_hook("claude-code", &write("s", "src/ui/C.tsx"))
+                .injected("PostToolUse"),
+            ui,
+            "after {source}"
+        );
+    }
+    // The blocks that left are in the event log.
+    let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
+    assert!(events.contains(r#""left":[{"file":".claude/rules/ui.md","reason":"compacted"}"#), "{events}");
+}
+
+#[test]
+fn a_scoped_rule_matched_by_a_git_change_comes_at_session_start() {
+    let env = Env::new();
+    fs::write(env.root.join("src/ui/Footer.tsx"), "changed\n").unwrap();
+    let run = env.agent_hook("claude-code", &start("s", "startup"));
+    assert_eq!(run.injected("SessionStart"), [".claude/rules/ui.md"]);
+    assert!(run.context().contains("(session_start, triggered by .)"), "{}", run.context());
+    // It is in the context now: a write there brings only the directory's rule.
+    assert_eq!(
+        env.agent_hook("claude-code", &write("s", "src/ui/Footer.tsx"))
+            .injected("PostToolUse"),
+        ["src/ui/CLAUDE.md"]
+    );
+}
+
+#[test]
+fn two_sessions_are_independent() {
+    let env = Env::new();
+    let ui = [".claude/rules/ui.md", "src/ui/CLAUDE.md"];
+    for session in ["one", "two"] {
+        assert_eq!(
+            env.agent_hook("claude-code", &write(session, "src/ui/A.tsx"))
+                .injected("PostToolUse"),
+            ui,
+            "{session}"
+        );
+    }
+    assert!(env.state_file("claude-code", "one").exists());
+    assert!(env.state_file("claude-code", "two").exists());
+}
+
+#[test]
+fn a_sub_agent_gets_its_own_copy_once() {
+    let env = Env::new();
+    let ui = [".claude/rules/ui.md", "src/ui/CLAUDE.md"];
+    assert_eq!(
+        env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"))
+            .injected("PostToolUse"),
+        ui
+    );
+    let sub = |path: &str| {
+        claude(
+            "s",
+            "PostToolUse",
+            &format!(
+                r#","agent_id":"agent-7","agent_type":"Explore","tool_name":"Write","tool_input":{{"file_path":"$ROOT/{path}","content":"x"}}"#
+            ),
+        )
+    };
+    assert_eq!(
+        env.agent_hook("claude-code", &sub("src/ui/B.tsx"))
+            .injected("PostToolUse"),
+        ui,
+        "the sub-agent's context does not hold what the main one was given"
+    );
+    assert_eq!(
+        env.agent_hook("claude-code", &sub("src/ui/C.tsx"))
+            .injected("PostToolUse"),
+        Vec::<String>::new()
+    );
+    // Its events are on the sub-agent channel of the same session log.
+    let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
+    let subagent: Vec<&str> = events
+        .lines()
+        .filter(|l| l.contains(r#""channel":"subagent","subagent":"agent-7""#))
+        .collect();
+    assert!(!subagent.is_empty(), "{events}");
+    assert!(subagent.iter().all(|l| l.contains(r#""session":"s/agent-7""#)));
+}
+
+#[test]
+fn a_bash_heredoc_write_injects_and_a_path_outside_the_root_does_not() {
+    let env = Env::new();
+    let heredoc = tool(
+        "s",
+        "Bash",
+        r#"{"command":"cat > src/db/seed.sql <<'EOF'\ninsert into a values (1);\nEOF"}"#,
+    );
+    assert_eq!(
+        env.agent_hook("claude-code", &heredoc).injected("PostToolUse"),
+        [".claude/rules/sql.md", "src/db/CLAUDE.md"]
+    );
+    let outside = env.root.parent().unwrap().join("elsewhere/x.sql");
+    let run = env.agent_hook(
+        "claude-code",
+        &tool(
+            "s",
+            "Write",
+            &format!(r#"{{"file_path":"{}","content":"x"}}"#, outside.display()),
+        ),
+    );
+    assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
+}
+
+#[test]
+fn a_codex_patch_adding_a_file_injects_its_directory_rules() {
+    let env = Env::new();
+    let codex = |rest: &str| {
+        format!(r#"{{"session_id":"x","turn_id":"t1","cwd":"$ROOT","transcript_path":"/tmp/r.jsonl"{rest}}}"#)
+    };
+    let run = env.agent_hook(
+        "codex",
+        &codex(r#","hook_event_name":"SessionStart","source":"startup""#),
+    );
+    assert_eq!(run.injected("SessionStart"), ["CLAUDE.md"]);
+    let patch = codex(
+        r#","hook_event_name":"PostToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: src/db/x.sql\n+select 1;\n*** End Patch\n"}"#,
+    );
+    assert_eq!(
+        env.agent_hook("codex", &patch).injected("PostToolUse"),
+        [".claude/rules/sql.md", "src/db/CLAUDE.md", "src/db/AGENTS.md"]
+    );
+    // Auto-detection: Codex sends a turn_id.
+    let again = codex(
+        r#","hook_event_name":"PostToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: src/db/schema.sql\n@@\n-a\n+b\n*** End Patch\n"}"#,
+    );
+    let run = env.hook(&[], &again);
+    assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
+    assert!(env.state_file("codex", "x").exists());
+}
+
+#[test]
+fn the_output_budget_cuts_whole_rules_into_summaries() {
+    let env = Env::new();
+    let big = format!("# Big rule\n\n## Part one\n{}\n## Part two\nmore\n", "x".repeat(6000));
+    fs::write(env.root.join("src/api/CLAUDE.md"), &big).unwrap();
+    fs::create_dir_all(env.root.join("src/api/v2")).unwrap();
+    fs::write(env.root.join("src/api/v2/CLAUDE.md"), &big).unwrap();
+    let run = env.agent_hook("claude-code", &write("s", "src/api/v2/h.ts"));
+    assert_eq!(
+        run.injected("PostToolUse"),
+        ["src/api/CLAUDE.md", "src/api/v2/CLAUDE.md"]
+    );
+    let text = run.context();
+    assert!(text.len() <= 9000, "{} bytes", text.len());
+    // The second rule comes as its headings and how to read the rest.
+    let second = text.split("[jit-context] src/api/v2/CLAUDE.md").nth(1).unwrap();
+    assert!(second.contains("# Big rule\n## Part one\n## Part two\n"), "{second}");
+    assert!(second.contains("Read src/api/v2/CLAUDE.md for the full text."), "{second}");
+    let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
+    assert!(
+        events.contains(r#""file":"src/api/v2/CLAUDE.md","decision":"too_large_for_budget","reason":"too_large_for_budget""#),
+        "{events}"
+    );
+    // A smaller budget on the command line binds too.
+    let env = Env::new();
+    let mut cmd = env.command(&["--agent", "claude-code", "--budget", "60"]);
+    cmd.env("CLAUDE_PROJECT_DIR", &env.root);
+    let run = env.run(
+        cmd,
+        write("s", "src/ui/A.tsx")
+            .replace("$ROOT", env.root.to_str().unwrap())
+            .as_bytes(),
+    );
+    assert!(run.context().len() <= 60, "{}", run.context());
+}
+
+#[test]
+fn instructions_loaded_is_recorded_and_prints_nothing() {
+    let env = Env::new();
+    let loaded = claude(
+        "s",
+        "InstructionsLoaded",
+        r#","file_path":"$ROOT/src/db/CLAUDE.md","load_reason":"nested_traversal""#,
+    );
+    assert_eq!(
+        env.agent_hook("claude-code", &loaded).injected("InstructionsLoaded"),
+        Vec::<String>::new()
+    );
+    let run = env.agent_hook("claude-code", &write("s", "src/db/x.sql"));
+    assert_eq!(run.injected("PostToolUse"), [".claude/rules/sql.md"]);
+}
+
+#[test]
+fn sixteen_parallel_hooks_inject_a_shared_rule_exactly_once() {
+    let env = Env::new();
+    let children: Vec<_> = (0..16)
+        .map(|i| {
+            let mut cmd = env.command(&["--agent", "claude-code"]);
+            cmd.env("CLAUDE_PROJECT_DIR", &env.root);
+            let mut child = cmd.spawn().unwrap();
+            let payload = write("par", &format!("src/ui/F{i}.tsx"))
+                .replace("$ROOT", env.root.to_str().unwrap());
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    let mut seen: Vec<String> = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let run = Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        assert!(run.stderr.is_empty(), "{run:?}");
+        seen.extend(run.injected("PostToolUse"));
+    }
+    seen.sort();
+    assert_eq!(seen, [".claude/rules/ui.md", "src/ui/CLAUDE.md"]);
+    let state: Value =
+        serde_json::from_slice(&fs::read(env.state_file("claude-code", "par")).unwrap()).unwrap();
+    assert_eq!(state["session"]["step"], 16);
+}
+
+#[test]
+fn bad_input_never_disturbs_the_call_nor_a_valid_state() {
+    let env = Env::new();
+    env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+    let state = env.state_file("claude-code", "s");
+    let before = fs::read(&state).unwrap();
+    let huge = format!(
+        r#"{{"session_id":"s","hook_event_name":"PostToolUse","cwd":"$ROOT","tool_name":"Write","tool_input":{{"file_path":"$ROOT/src/ui/B.tsx","content":"{}"}}}}"#,
+        "x".repeat(10 * 1024 * 1024)
+    );
+    let cases: Vec<(&str, String)> = vec![
+        ("empty stdin", String::new()),
+        ("not JSON", "{not json".to_owned()),
+        ("a JSON array", "[1,2]".to_owned()),
+        (
+            "missing tool_input",
+            claude("s", "PostToolUse", r#","tool_name":"Write""#),
+        ),
+        (
+            "tool_input of the wrong shape",
+            tool("s", "Write", r#"{"file_path":7}"#),
+        ),
+        ("an unknown event", claude("s", "Notification", r#","message":"hi""#)),
+        ("a 10 MB payload", huge),
+    ];
+    for (what, payload) in &cases {
+        let run = env.agent_hook("claude-code", payload);
+        assert_eq!(run.code, 0, "{what}: {run:?}");
+        if *what == "a 10 MB payload" {
+            // Valid, and about a file already covered: nothing new.
+            assert!(run.stdout.is_empty(), "{what}: {run:?}");
+            continue;
+        }
+        assert!(run.stdout.is_empty(), "{what}: {run:?}");
+        assert_eq!(fs::read(&state).unwrap(), before, "{what} changed the state");
+        let failure = !matches!(*what, "an unknown event");
+        assert_eq!(run.stderr.lines().count(), usize::from(failure), "{what}: {run:?}");
+    }
+    let log = env.log();
+    for expected in [
+        "empty payload",
+        "not JSON",
+        "an array, not a JSON object",
+        "no `tool_input`",
+        "expected a string, got a number",
+    ] {
+        assert!(log.contains(expected), "the log should say {expected}:\n{log}");
+    }
+    assert_eq!(log.lines().count(), 5, "{log}");
+}
+
+#[test]
+fn a_corrupt_state_is_set_aside_and_started_afresh() {
+    let env = Env::new();
+    fs::create_dir_all(&env.state).unwrap();
+    for (i, corrupt) in ["{\"version\":1,\"agent\":", "[]", "{\"version\":99}", "\u{0}\u{1}binary"]
+        .iter()
+        .enumerate()
+    {
+        let session = format!("c{i}");
+        fs::write(env.state_file("claude-code", &session), corrupt).unwrap();
+        let run = env.agent_hook("claude-code", &write(&session, "src/ui/A.tsx"));
+        assert_eq!(
+            run.injected("PostToolUse"),
+            [".claude/rules/ui.md", "src/ui/CLAUDE.md"],
+            "{corrupt:?}"
+        );
+        let state = fs::read(env.state_file("claude-code", &session)).unwrap();
+        serde_json::from_slice::<Value>(&state).unwrap();
+        assert!(
+            env.state
+                .join(format!("claude-code-{session}.state.json.corrupt"))
+                .exists()
+        );
+    }
+    assert_eq!(env.log().matches("starting this context afresh").count(), 4);
+}
+
+#[test]
+fn an_unwritable_state_dir_is_one_line_on_stderr_and_exit_zero() {
+    let env = Env::new();
+    // A file where the state directory should be: nothing can be created there.
+    fs::write(&env.state, "not a directory").unwrap();
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.is_empty(), "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
+    assert!(run.stderr.starts_with("jit hook: error:"), "{run:?}");
+}
+
+#[test]
+fn unknown_tools_are_logged_as_unregistered_never_guessed() {
+    let env = Env::new();
+    let run = env.agent_hook(
+        "claude-code",
+        &tool("s", "mcp__fs__write_file", r#"{"path":"$ROOT/src/ui/A.tsx"}"#),
+    );
+    assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
+    assert!(run.stderr.is_empty(), "{run:?}");
+    assert!(
+        env.log().contains("unregistered_tool: claude-code has no path reporter for mcp__fs__write_file"),
+        "{}",
+        env.log()
+    );
+    // Tool names are case-sensitive: `write` is not Claude's `Write`.
+    let run = env.agent_hook("claude-code", &tool("s", "write", r#"{"file_path":"$ROOT/src/ui/A.tsx"}"#));
+    assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
+}
+
+#[test]
+fn jit_stats_reads_the_session_log_unchanged() {
+    let env = Env::new();
+    env.agent_hook("claude-code", &start("s", "startup"));
+    env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+    env.agent_hook("claude-code", &write("s", "src/ui/B.tsx"));
+    let log = env.state.join("claude-code-s.events.jsonl");
+    let (code, stdout, stderr) = crate::jit(&["stats", "--json", log.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let stats: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(stats["startups"], 1);
+    assert_eq!(stats["discoveries"], 2);
+    assert_eq!(stats["hits"], 1);
+    assert_eq!(stats["skipped_lines"], 0);
+    assert_eq!(stats["decisions"]["native"], Value::Null, "no native rule on a Write");
+}
