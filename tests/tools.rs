@@ -21,6 +21,15 @@ fn every_registered_tool_has_exactly_one_reporter() {
     }
 }
 
+/// Every agent tool name the hook maps names a registered tool with a
+/// reporter; `cargo xtask audit` runs the same check.
+#[test]
+fn every_agent_table_entry_names_a_reported_tool() {
+    if let Err(problems) = jit_tools::audit_agent_tables(&Registry::from_inventory()) {
+        panic!("{}", problems.join("\n"));
+    }
+}
+
 /// A reporter that silently stops being linked, or a new one, turns this red.
 #[test]
 fn the_sorted_registry() {
@@ -72,6 +81,11 @@ fn the_designs_examples() {
     );
     check("bash", json!({"command": "rm src/ui/Old.tsx"}), &[]);
     check("web_fetch", json!({"url": "https://example.com"}), &[]);
+    check(
+        "apply_patch",
+        json!({"command": "*** Begin Patch\n*** Add File: src/ui/Badge.tsx\n+x\n*** End Patch"}),
+        &["src/ui/Badge.tsx"],
+    );
 }
 
 #[test]

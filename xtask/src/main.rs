@@ -1,4 +1,4 @@
-//! Repository automation: `cargo xtask audit` checks the tool registry, the crate graph and the module docs.
+//! Repository automation: `cargo xtask audit` checks the tool registry, the agents' name tables, the crate graph and the module docs.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,7 +39,8 @@ fn main() -> ExitCode {
             eprintln!(
                 "usage: cargo xtask audit\n\n\
                  audit  check that every registered tool has exactly one path reporter (and the\n       \
-                 reverse), the crate dependency layers, and that every .rs file starts with `//!`"
+                 reverse), that the agents' name tables name registered tools, the crate\n       \
+                 dependency layers, and that every .rs file starts with `//!`"
             );
             ExitCode::from(2)
         }
@@ -56,6 +57,7 @@ fn workspace_root() -> PathBuf {
 fn audit(root: &Path) -> anyhow::Result<Vec<Check>> {
     Ok(vec![
         registry::check(),
+        registry::agent_tables(),
         architecture::check(root)?,
         module_docs::check(root)?,
     ])
@@ -96,6 +98,6 @@ mod tests {
             .flat_map(|c| c.problems.iter().map(move |p| format!("{}: {p}", c.name)))
             .collect();
         assert!(problems.is_empty(), "{}", problems.join("\n"));
-        assert_eq!(checks.len(), 3);
+        assert_eq!(checks.len(), 4);
     }
 }

@@ -6,7 +6,8 @@
 //! * `from_inventory`: building the registry from every linked registration
 //!   (done once per harness, not per call).
 //! * `affected_paths`: one call through the registry: lookup, input
-//!   validation, normalisation (and for `bash`, the shell parse).
+//!   validation, normalisation (and for `bash`, the shell parse; for
+//!   `apply_patch`, the header scan).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -49,11 +50,14 @@ fn call(tool: &str) -> Value {
         "bash" => {
             json!({"command": "mkdir -p src/ui/sub && cp a.ts b.ts src/ui/ 2> build/err.log"})
         }
+        "apply_patch" => {
+            json!({"command": "*** Begin Patch\n*** Update File: src/ui/Footer.tsx\n@@ fn footer\n-a\n+b\n*** Add File: src/ui/Badge.tsx\n+export const Badge = 1;\n*** End Patch"})
+        }
         other => panic!("no benchmark input for {other}"),
     }
 }
 
-#[divan::bench(args = ["read", "glob", "grep", "bash"])]
+#[divan::bench(args = ["read", "glob", "grep", "bash", "apply_patch"])]
 fn affected_paths(bencher: divan::Bencher, tool: &str) {
     let registry = registry();
     let input = call(tool);

@@ -1,4 +1,4 @@
-//! The `bash` tool's reporter: the files a command certainly writes, from `jit-bash`.
+//! The shell tools' reporter: the files a command certainly writes, from `jit-bash`.
 
 use camino::Utf8Path;
 use jit_core::{AffectedPaths, Error, TouchedPaths};
@@ -14,7 +14,9 @@ use crate::input::{Input, lexical};
 /// a relative one keeps them relative to the call's cwd (which the engine
 /// resolves), so `{"command": "touch a.ts", "cwd": "web"}` reports
 /// `web/a.ts`. Without `cwd` the command runs in the call's cwd and the paths
-/// stay as written.
+/// stay as written. A tool that names that directory in another field says
+/// so with [`Bash::with_cwd_field`]: Gemini CLI's `run_shell_command` sends
+/// `{command, dir_path?}`.
 ///
 /// ```
 /// use jit_core::AffectedPaths;
@@ -29,12 +31,24 @@ use crate::input::{Input, lexical};
 #[derive(Debug, Clone, Copy)]
 pub struct Bash {
     tool: &'static str,
+    cwd_field: &'static str,
 }
 
 impl Bash {
-    /// The reporter of a shell tool named `tool`.
+    /// The reporter of a shell tool named `tool`, which names the directory
+    /// its command runs in with the optional field `cwd`.
     pub const fn new(tool: &'static str) -> Self {
-        Bash { tool }
+        Bash {
+            tool,
+            cwd_field: "cwd",
+        }
+    }
+
+    /// The same reporter, reading the command's directory from `field`
+    /// instead of `cwd`.
+    pub const fn with_cwd_field(mut self, field: &'static str) -> Self {
+        self.cwd_field = field;
+        self
     }
 }
 
@@ -46,7 +60,7 @@ impl AffectedPaths for Bash {
     ) -> Result<TouchedPaths, Error> {
         let input = Input::new(self.tool, input);
         let command = input.required_str("command")?;
-        let command_cwd = input.optional_str("cwd")?;
+        let command_cwd = input.optional_str(self.cwd_field)?;
         let analysis = jit_bash::written_paths(command);
         let paths = analysis.paths.iter().map(|path| match command_cwd {
             Some(dir) if !path.starts_with('/') => lexical(&format!("{dir}/{path}")),
@@ -61,3 +75,8 @@ impl AffectedPaths for Bash {
 }
 
 crate::register!("bash", Bash::new("bash"));
+// Gemini CLI's `run_shell_command` names the directory its command runs in `dir_path`.
+crate::register!(
+    "run_shell_command",
+    Bash::new("run_shell_command").with_cwd_field("dir_path")
+);

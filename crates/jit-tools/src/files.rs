@@ -1,4 +1,4 @@
-//! Reporters for the tools that name their paths outright: read, write, edit, read_many, notebook_edit, ls, lsp.
+//! Reporters for the tools that name their paths outright: read, write, edit, read_many, notebook_edit, ls, lsp, list_directory.
 
 use camino::Utf8Path;
 use jit_core::{AffectedPaths, Error, TouchedPaths};
@@ -79,3 +79,8 @@ crate::register!(
 );
 crate::register!("ls", PathField::new("ls", "path"));
 crate::register!("lsp", PathField::new("lsp", "file_path"));
+// Gemini CLI's `list_directory` names its directory `dir_path`.
+crate::register!(
+    "list_directory",
+    PathField::new("list_directory", "dir_path")
+);

@@ -1,4 +1,4 @@
-//! The `grep` tool's reporter: only its `path` argument, because its pattern is a regex.
+//! The grep tools' reporter: only the `path` argument (or the tool's own name for it), because the pattern is a regex.
 
 use camino::Utf8Path;
 use jit_core::{AffectedPaths, Error, TouchedPaths};
@@ -10,23 +10,42 @@ use crate::input::{Input, lexical};
 /// yield a directory that does not exist), and the `glob` filter is not a
 /// path either; without `path` the call reports nothing.
 ///
+/// A tool that names its directory in another field says so with
+/// [`Grep::with_path_field`]: Gemini CLI's `grep_search` sends
+/// `{pattern, dir_path?, include?}`, where `include` is a filter like `glob`.
+///
 /// ```
 /// use jit_core::AffectedPaths;
 /// use jit_tools::Grep;
 /// let grep = Grep::new("grep");
 /// let touched = grep.affected_paths(&serde_json::json!({"pattern": "ui/**", "path": "src"}), "/p".into())?;
 /// assert_eq!(touched.paths, ["src"]);
+/// let gemini = Grep::new("grep_search").with_path_field("dir_path");
+/// let touched = gemini.affected_paths(&serde_json::json!({"pattern": "TODO", "dir_path": "web"}), "/p".into())?;
+/// assert_eq!(touched.paths, ["web"]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Grep {
     tool: &'static str,
+    path_field: &'static str,
 }
 
 impl Grep {
-    /// The reporter of a grep tool named `tool`.
+    /// The reporter of a grep tool named `tool`, which names its file or
+    /// directory in the optional field `path`.
     pub const fn new(tool: &'static str) -> Self {
-        Grep { tool }
+        Grep {
+            tool,
+            path_field: "path",
+        }
+    }
+
+    /// The same reporter, reading the optional file or directory from
+    /// `field` instead of `path`.
+    pub const fn with_path_field(mut self, field: &'static str) -> Self {
+        self.path_field = field;
+        self
     }
 }
 
@@ -39,7 +58,7 @@ impl AffectedPaths for Grep {
         let input = Input::new(self.tool, input);
         // The pattern is validated (a call without one is malformed) but never read as a path.
         input.required_str("pattern")?;
-        Ok(match input.optional_str("path")? {
+        Ok(match input.optional_str(self.path_field)? {
             Some(path) => TouchedPaths::from_paths([lexical(path)]),
             None => TouchedPaths::default(),
         })
@@ -47,3 +66,9 @@ impl AffectedPaths for Grep {
 }
 
 crate::register!("grep", Grep::new("grep"));
+// Gemini CLI's `grep_search` (and its older name `search_file_content`)
+// names its directory `dir_path`.
+crate::register!(
+    "grep_search",
+    Grep::new("grep_search").with_path_field("dir_path")
+);

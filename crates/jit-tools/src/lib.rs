@@ -10,11 +10,17 @@
 //! | `read_many` | `{paths: [..]}` | every entry of `paths` |
 //! | `notebook_edit` | `{notebook_path, ...}` | `notebook_path` |
 //! | `ls` | `{path}` | `path` |
+//! | `list_directory` | `{dir_path}` | `dir_path` |
 //! | `lsp` | `{file_path}` | `file_path` |
 //! | `glob` | `{pattern, path?}` | `path`, else the pattern's [`static_prefix`] |
+//! | `gemini_glob` | `{pattern, dir_path?}` | `dir_path`, else the pattern's [`static_prefix`] |
+//! | `read_many_files` | `{include: [..]}` | each entry's [`static_prefix`] (a path is its own) |
 //! | `grep` | `{pattern, path?, glob?}` | `path` only: the pattern is a regex |
+//! | `grep_search` | `{pattern, dir_path?, include?}` | `dir_path` only |
 //! | `bash` | `{command, cwd?}` | what [`jit_bash::written_paths`] finds, joined onto `cwd` |
-//! | `web_fetch` | `{url}` | nothing ([`TouchesNothing`](jit_core::TouchesNothing)) |
+//! | `run_shell_command` | `{command, dir_path?}` | the same, joined onto `dir_path` |
+//! | `apply_patch` | `{command}` (patch text) | the files it adds or updates; a move's target; never a deleted file |
+//! | `web_fetch`, `web_search`, `todo_write`, `task`, `bash_output`, `kill_shell`, `exit_plan_mode`, `ask_user`, `skill`, `save_memory`, `update_plan` | anything | nothing ([`TouchesNothing`](jit_core::TouchesNothing)) |
 //!
 //! Paths come back as the call addressed them, lexically normalised (`.`
 //! segments and repeated `/` dropped, `..` and a trailing `/` kept).
@@ -37,9 +43,17 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The reporter types ([`PathField`], [`PathList`], [`Glob`], [`Grep`],
-//! [`Bash`]) are public, so a harness whose tools have other names (`Read`,
-//! `Grep`, `run_shell_command`) registers them under its own names with
+//! Each agent names its tools its own way. [`Agent::tool_table`] maps the
+//! names Claude Code, Codex CLI and Gemini CLI use (`Read`, `apply_patch`,
+//! `read_file`) to the tools above; a name outside an agent's table (an MCP
+//! tool) maps to nothing and is never guessed. [`audit_agent_tables`] checks
+//! that every entry names a registered tool with a reporter.
+//!
+//! The reporter types ([`PathField`], [`PathList`], [`Glob`], [`GlobList`],
+//! [`Grep`], [`Bash`], [`ApplyPatch`]) are public, and those that read an
+//! optional directory say from which field (`Glob::with_path_field`,
+//! `Grep::with_path_field`, `Bash::with_cwd_field`), so a harness whose tools
+//! have other names or fields registers them under its own names with
 //! `jit_core::ReporterRegistration` and checks the result with
 //! `jit_core::audit`.
 //!
@@ -62,16 +76,20 @@ macro_rules! register {
 }
 pub(crate) use register;
 
+mod agents;
 mod bash;
 mod files;
 mod glob;
 mod grep;
 mod input;
+mod nothing;
+mod patch;
 mod prefix;
-mod web;
 
+pub use agents::{Agent, audit_agent_tables};
 pub use bash::Bash;
 pub use files::{PathField, PathList};
-pub use glob::Glob;
+pub use glob::{Glob, GlobList};
 pub use grep::Grep;
+pub use patch::ApplyPatch;
 pub use prefix::static_prefix;

@@ -140,3 +140,26 @@ fn grep_never_reads_its_regex_as_a_glob() {
         "the same text read as a glob would give a directory that does not exist"
     );
 }
+
+#[test]
+fn apply_patch_never_reports_a_deleted_file() {
+    // A deliberate refusal, like `rm` in jit-bash: the rules of a deleted
+    // file's directory no longer apply to it, so loading them would be noise.
+    let registry = Registry::from_inventory();
+    let patch = "*** Begin Patch\n*** Delete File: src/ui/Old.tsx\n*** End Patch";
+    let touched = registry
+        .affected_paths(
+            "apply_patch",
+            &json!({"command": patch}),
+            Utf8Path::new(CWD),
+        )
+        .unwrap();
+    assert!(touched.paths.is_empty(), "{touched:?}");
+    assert_eq!(
+        touched.skipped,
+        [SkippedInput {
+            word: "src/ui/Old.tsx".into(),
+            reason: "deleted".into(),
+        }]
+    );
+}

@@ -135,7 +135,10 @@ fn an_unknown_tool_fails_listing_the_registered_tools() {
     assert!(stderr.contains("unregistered tool `mcp_read`"), "{stderr}");
     assert!(
         stderr.contains(
-            "registered tools: bash, edit, glob, grep, ls, lsp, notebook_edit, read, read_many, web_fetch, write"
+            "registered tools: apply_patch, ask_user, bash, bash_output, edit, exit_plan_mode, \
+             gemini_glob, glob, grep, grep_search, kill_shell, list_directory, ls, lsp, \
+             notebook_edit, read, read_many, read_many_files, run_shell_command, save_memory, \
+             skill, task, todo_write, update_plan, web_fetch, web_search, write"
         ),
         "{stderr}"
     );
