@@ -46,7 +46,10 @@ impl Env {
             ("src/ui/CLAUDE.md", "UI: no colour emoji.\n"),
             ("src/api/CLAUDE.md", "API: every handler validates input.\n"),
             ("src/db/CLAUDE.md", "DB: never drop a column.\n"),
-            ("notebooks/CLAUDE.md", "Notebooks: clear outputs before commit.\n"),
+            (
+                "notebooks/CLAUDE.md",
+                "Notebooks: clear outputs before commit.\n",
+            ),
             ("AGENTS.md", "Agents: root.\n"),
             ("src/db/AGENTS.md", "Agents: db.\n"),
             ("GEMINI.md", "Gemini: root.\n"),
@@ -83,12 +86,22 @@ impl Env {
         if agent == "claude-code" {
             cmd.env("CLAUDE_PROJECT_DIR", &self.root);
         }
-        self.run(cmd, payload.replace("$ROOT", self.root.to_str().unwrap()).as_bytes())
+        self.run(
+            cmd,
+            payload
+                .replace("$ROOT", self.root.to_str().unwrap())
+                .as_bytes(),
+        )
     }
 
     /// Runs `jit hook ARGS` with `payload` on stdin (`$ROOT` replaced).
     fn hook(&self, args: &[&str], payload: &str) -> Run {
-        self.hook_bytes(args, payload.replace("$ROOT", self.root.to_str().unwrap()).as_bytes())
+        self.hook_bytes(
+            args,
+            payload
+                .replace("$ROOT", self.root.to_str().unwrap())
+                .as_bytes(),
+        )
     }
 
     fn hook_bytes(&self, args: &[&str], stdin: &[u8]) -> Run {
@@ -197,7 +210,11 @@ fn every_claude_code_payload_fixture() {
         // scoped rule matches a signal.
         ("session_start.json", "SessionStart", &[]),
         ("post_tool_use_write.json", "PostToolUse", &ui),
-        ("post_tool_use_edit.json", "PostToolUse", &["src/api/CLAUDE.md"]),
+        (
+            "post_tool_use_edit.json",
+            "PostToolUse",
+            &["src/api/CLAUDE.md"],
+        ),
         (
             "post_tool_use_multi_edit.json",
             "PostToolUse",
@@ -211,10 +228,22 @@ fn every_claude_code_payload_fixture() {
             &["notebooks/CLAUDE.md"],
         ),
         // The glob's static prefix is a directory: `**/*.sql` does not match it.
-        ("post_tool_use_glob.json", "PostToolUse", &["src/db/CLAUDE.md"]),
+        (
+            "post_tool_use_glob.json",
+            "PostToolUse",
+            &["src/db/CLAUDE.md"],
+        ),
         // Grep: its path only, never the regex.
-        ("post_tool_use_grep.json", "PostToolUse", &["src/api/CLAUDE.md"]),
-        ("post_tool_use_ls.json", "PostToolUse", &["src/db/CLAUDE.md"]),
+        (
+            "post_tool_use_grep.json",
+            "PostToolUse",
+            &["src/api/CLAUDE.md"],
+        ),
+        (
+            "post_tool_use_ls.json",
+            "PostToolUse",
+            &["src/db/CLAUDE.md"],
+        ),
         ("post_tool_use_bash.json", "PostToolUse", &ui),
         ("post_tool_use_web_fetch.json", "PostToolUse", &[]),
         ("post_tool_use_mcp.json", "PostToolUse", &[]),
@@ -222,7 +251,11 @@ fn every_claude_code_payload_fixture() {
         (
             "post_tool_batch.json",
             "PostToolBatch",
-            &[".claude/rules/ui.md", "src/ui/CLAUDE.md", "src/api/CLAUDE.md"],
+            &[
+                ".claude/rules/ui.md",
+                "src/ui/CLAUDE.md",
+                "src/api/CLAUDE.md",
+            ],
         ),
         (
             "user_prompt_submit.json",
@@ -232,7 +265,12 @@ fn every_claude_code_payload_fixture() {
         ("instructions_loaded.json", "InstructionsLoaded", &[]),
     ];
     for (fixture, event, expected) in cases {
-        check_fixture("claude-code", &format!("claude-code/{fixture}"), event, expected);
+        check_fixture(
+            "claude-code",
+            &format!("claude-code/{fixture}"),
+            event,
+            expected,
+        );
     }
 }
 
@@ -299,7 +337,9 @@ fn write(session: &str, path: &str) -> String {
     claude(
         session,
         "PostToolUse",
-        &format!(r#","tool_name":"Write","tool_input":{{"file_path":"$ROOT/{path}","content":"x"}}"#),
+        &format!(
+            r#","tool_name":"Write","tool_input":{{"file_path":"$ROOT/{path}","content":"x"}}"#
+        ),
     )
 }
 
@@ -357,7 +397,9 @@ fn what_claude_reads_itself_is_never_injected_afterwards() {
     // The events say what happened: recorded as native, then already loaded.
     let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
     assert!(
-        events.contains(r#"{"file":"src/api/CLAUDE.md","decision":"loaded","attribution":"native","bytes":0}"#),
+        events.contains(
+            r#"{"file":"src/api/CLAUDE.md","decision":"loaded","attribution":"native","bytes":0}"#
+        ),
         "{events}"
     );
     assert!(
@@ -413,7 +455,10 @@ fn session_start_compact_and_clear_re_arm_and_resume_keeps() {
     }
     // The blocks that left are in the event log.
     let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
-    assert!(events.contains(r#""left":[{"file":".claude/rules/ui.md","reason":"compacted"}"#), "{events}");
+    assert!(
+        events.contains(r#""left":[{"file":".claude/rules/ui.md","reason":"compacted"}"#),
+        "{events}"
+    );
 }
 
 #[test]
@@ -422,7 +467,11 @@ fn a_scoped_rule_matched_by_a_git_change_comes_at_session_start() {
     fs::write(env.root.join("src/ui/Footer.tsx"), "changed\n").unwrap();
     let run = env.agent_hook("claude-code", &start("s", "startup"));
     assert_eq!(run.injected("SessionStart"), [".claude/rules/ui.md"]);
-    assert!(run.context().contains("(session_start, triggered by .)"), "{}", run.context());
+    assert!(
+        run.context().contains("(session_start, triggered by .)"),
+        "{}",
+        run.context()
+    );
     // It is in the context now: a write there brings only the directory's rule.
     assert_eq!(
         env.agent_hook("claude-code", &write("s", "src/ui/Footer.tsx"))
@@ -483,7 +532,11 @@ fn a_sub_agent_gets_its_own_copy_once() {
         .filter(|l| l.contains(r#""channel":"subagent","subagent":"agent-7""#))
         .collect();
     assert!(!subagent.is_empty(), "{events}");
-    assert!(subagent.iter().all(|l| l.contains(r#""session":"s/agent-7""#)));
+    assert!(
+        subagent
+            .iter()
+            .all(|l| l.contains(r#""session":"s/agent-7""#))
+    );
 }
 
 #[test]
@@ -495,7 +548,8 @@ fn a_bash_heredoc_write_injects_and_a_path_outside_the_root_does_not() {
         r#"{"command":"cat > src/db/seed.sql <<'EOF'\ninsert into a values (1);\nEOF"}"#,
     );
     assert_eq!(
-        env.agent_hook("claude-code", &heredoc).injected("PostToolUse"),
+        env.agent_hook("claude-code", &heredoc)
+            .injected("PostToolUse"),
         [".claude/rules/sql.md", "src/db/CLAUDE.md"]
     );
     let outside = env.root.parent().unwrap().join("elsewhere/x.sql");
@@ -514,7 +568,9 @@ fn a_bash_heredoc_write_injects_and_a_path_outside_the_root_does_not() {
 fn a_codex_patch_adding_a_file_injects_its_directory_rules() {
     let env = Env::new();
     let codex = |rest: &str| {
-        format!(r#"{{"session_id":"x","turn_id":"t1","cwd":"$ROOT","transcript_path":"/tmp/r.jsonl"{rest}}}"#)
+        format!(
+            r#"{{"session_id":"x","turn_id":"t1","cwd":"$ROOT","transcript_path":"/tmp/r.jsonl"{rest}}}"#
+        )
     };
     let run = env.agent_hook(
         "codex",
@@ -526,7 +582,11 @@ fn a_codex_patch_adding_a_file_injects_its_directory_rules() {
     );
     assert_eq!(
         env.agent_hook("codex", &patch).injected("PostToolUse"),
-        [".claude/rules/sql.md", "src/db/CLAUDE.md", "src/db/AGENTS.md"]
+        [
+            ".claude/rules/sql.md",
+            "src/db/CLAUDE.md",
+            "src/db/AGENTS.md"
+        ]
     );
     // Auto-detection: Codex sends a turn_id.
     let again = codex(
@@ -540,7 +600,10 @@ fn a_codex_patch_adding_a_file_injects_its_directory_rules() {
 #[test]
 fn the_output_budget_cuts_whole_rules_into_summaries() {
     let env = Env::new();
-    let big = format!("# Big rule\n\n## Part one\n{}\n## Part two\nmore\n", "x".repeat(6000));
+    let big = format!(
+        "# Big rule\n\n## Part one\n{}\n## Part two\nmore\n",
+        "x".repeat(6000)
+    );
     fs::write(env.root.join("src/api/CLAUDE.md"), &big).unwrap();
     fs::create_dir_all(env.root.join("src/api/v2")).unwrap();
     fs::write(env.root.join("src/api/v2/CLAUDE.md"), &big).unwrap();
@@ -552,9 +615,18 @@ fn the_output_budget_cuts_whole_rules_into_summaries() {
     let text = run.context();
     assert!(text.len() <= 9000, "{} bytes", text.len());
     // The second rule comes as its headings and how to read the rest.
-    let second = text.split("[jit-context] src/api/v2/CLAUDE.md").nth(1).unwrap();
-    assert!(second.contains("# Big rule\n## Part one\n## Part two\n"), "{second}");
-    assert!(second.contains("Read src/api/v2/CLAUDE.md for the full text."), "{second}");
+    let second = text
+        .split("[jit-context] src/api/v2/CLAUDE.md")
+        .nth(1)
+        .unwrap();
+    assert!(
+        second.contains("# Big rule\n## Part one\n## Part two\n"),
+        "{second}"
+    );
+    assert!(
+        second.contains("Read src/api/v2/CLAUDE.md for the full text."),
+        "{second}"
+    );
     let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
     assert!(
         events.contains(r#""file":"src/api/v2/CLAUDE.md","decision":"too_large_for_budget","reason":"too_large_for_budget""#),
@@ -562,7 +634,7 @@ fn the_output_budget_cuts_whole_rules_into_summaries() {
     );
     // A smaller budget on the command line binds too.
     let env = Env::new();
-    let mut cmd = env.command(&["--agent", "claude-code", "--budget", "60"]);
+    let mut cmd = env.command(&["--agent", "claude-code", "--budget", "150"]);
     cmd.env("CLAUDE_PROJECT_DIR", &env.root);
     let run = env.run(
         cmd,
@@ -570,7 +642,15 @@ fn the_output_budget_cuts_whole_rules_into_summaries() {
             .replace("$ROOT", env.root.to_str().unwrap())
             .as_bytes(),
     );
-    assert!(run.context().len() <= 60, "{}", run.context());
+    assert_eq!(run.injected("PostToolUse"), [".claude/rules/ui.md"]);
+    assert!(run.context().len() <= 150, "{}", run.context());
+    // The other rule is smaller than any pointer to it: it is left out, and
+    // the event says so.
+    let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
+    assert!(
+        events.contains(r#"{"file":"src/ui/CLAUDE.md","decision":"too_large_for_budget","reason":"too_large_for_budget","attribution":"nested_traversal","bytes":0}"#),
+        "{events}"
+    );
 }
 
 #[test]
@@ -582,7 +662,8 @@ fn instructions_loaded_is_recorded_and_prints_nothing() {
         r#","file_path":"$ROOT/src/db/CLAUDE.md","load_reason":"nested_traversal""#,
     );
     assert_eq!(
-        env.agent_hook("claude-code", &loaded).injected("InstructionsLoaded"),
+        env.agent_hook("claude-code", &loaded)
+            .injected("InstructionsLoaded"),
         Vec::<String>::new()
     );
     let run = env.agent_hook("claude-code", &write("s", "src/db/x.sql"));
@@ -648,7 +729,10 @@ fn bad_input_never_disturbs_the_call_nor_a_valid_state() {
             "tool_input of the wrong shape",
             tool("s", "Write", r#"{"file_path":7}"#),
         ),
-        ("an unknown event", claude("s", "Notification", r#","message":"hi""#)),
+        (
+            "an unknown event",
+            claude("s", "Notification", r#","message":"hi""#),
+        ),
         ("a 10 MB payload", huge),
     ];
     for (what, payload) in &cases {
@@ -660,9 +744,17 @@ fn bad_input_never_disturbs_the_call_nor_a_valid_state() {
             continue;
         }
         assert!(run.stdout.is_empty(), "{what}: {run:?}");
-        assert_eq!(fs::read(&state).unwrap(), before, "{what} changed the state");
+        assert_eq!(
+            fs::read(&state).unwrap(),
+            before,
+            "{what} changed the state"
+        );
         let failure = !matches!(*what, "an unknown event");
-        assert_eq!(run.stderr.lines().count(), usize::from(failure), "{what}: {run:?}");
+        assert_eq!(
+            run.stderr.lines().count(),
+            usize::from(failure),
+            "{what}: {run:?}"
+        );
     }
     let log = env.log();
     for expected in [
@@ -672,7 +764,10 @@ fn bad_input_never_disturbs_the_call_nor_a_valid_state() {
         "no `tool_input`",
         "expected a string, got a number",
     ] {
-        assert!(log.contains(expected), "the log should say {expected}:\n{log}");
+        assert!(
+            log.contains(expected),
+            "the log should say {expected}:\n{log}"
+        );
     }
     assert_eq!(log.lines().count(), 5, "{log}");
 }
@@ -681,9 +776,14 @@ fn bad_input_never_disturbs_the_call_nor_a_valid_state() {
 fn a_corrupt_state_is_set_aside_and_started_afresh() {
     let env = Env::new();
     fs::create_dir_all(&env.state).unwrap();
-    for (i, corrupt) in ["{\"version\":1,\"agent\":", "[]", "{\"version\":99}", "\u{0}\u{1}binary"]
-        .iter()
-        .enumerate()
+    for (i, corrupt) in [
+        "{\"version\":1,\"agent\":",
+        "[]",
+        "{\"version\":99}",
+        "\u{0}\u{1}binary",
+    ]
+    .iter()
+    .enumerate()
     {
         let session = format!("c{i}");
         fs::write(env.state_file("claude-code", &session), corrupt).unwrap();
@@ -721,17 +821,26 @@ fn unknown_tools_are_logged_as_unregistered_never_guessed() {
     let env = Env::new();
     let run = env.agent_hook(
         "claude-code",
-        &tool("s", "mcp__fs__write_file", r#"{"path":"$ROOT/src/ui/A.tsx"}"#),
+        &tool(
+            "s",
+            "mcp__fs__write_file",
+            r#"{"path":"$ROOT/src/ui/A.tsx"}"#,
+        ),
     );
     assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
     assert!(run.stderr.is_empty(), "{run:?}");
     assert!(
-        env.log().contains("unregistered_tool: claude-code has no path reporter for mcp__fs__write_file"),
+        env.log().contains(
+            "unregistered_tool: claude-code has no path reporter for mcp__fs__write_file"
+        ),
         "{}",
         env.log()
     );
     // Tool names are case-sensitive: `write` is not Claude's `Write`.
-    let run = env.agent_hook("claude-code", &tool("s", "write", r#"{"file_path":"$ROOT/src/ui/A.tsx"}"#));
+    let run = env.agent_hook(
+        "claude-code",
+        &tool("s", "write", r#"{"file_path":"$ROOT/src/ui/A.tsx"}"#),
+    );
     assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
 }
 
@@ -749,5 +858,9 @@ fn jit_stats_reads_the_session_log_unchanged() {
     assert_eq!(stats["discoveries"], 2);
     assert_eq!(stats["hits"], 1);
     assert_eq!(stats["skipped_lines"], 0);
-    assert_eq!(stats["decisions"]["native"], Value::Null, "no native rule on a Write");
+    assert_eq!(
+        stats["decisions"]["native"],
+        Value::Null,
+        "no native rule on a Write"
+    );
 }

@@ -20,6 +20,15 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
+    /// The agent's tool name table.
+    fn tools(self) -> jit_tools::Agent {
+        match self {
+            AgentKind::ClaudeCode => jit_tools::Agent::ClaudeCode,
+            AgentKind::Codex => jit_tools::Agent::Codex,
+            AgentKind::Gemini => jit_tools::Agent::Gemini,
+        }
+    }
+
     /// The name used on the command line and in state file names.
     pub fn name(self) -> &'static str {
         match self {
@@ -124,30 +133,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// The registered tool an agent's tool maps to (`Write` → `write`), if jit
-/// has a reporter for it.
+/// has a reporter for it. The tables live in `jit_tools::Agent`, where the
+/// audit checks every entry against the registry.
 fn registered_tool(agent: AgentKind, tool: &str) -> Option<&'static str> {
-    let table: &[(&str, &'static str)] = match agent {
-        AgentKind::ClaudeCode => &[
-            ("Read", "read"),
-            ("Write", "write"),
-            ("Edit", "edit"),
-            ("MultiEdit", "edit"),
-            ("NotebookEdit", "notebook_edit"),
-            ("Glob", "glob"),
-            ("Grep", "grep"),
-            ("LS", "ls"),
-            ("Bash", "bash"),
-            ("WebFetch", "web_fetch"),
-        ],
-        AgentKind::Codex => &[("Bash", "bash")],
-        AgentKind::Gemini => &[
-            ("read_file", "read"),
-            ("write_file", "write"),
-            ("replace", "edit"),
-        ],
-    };
-    table
-        .iter()
-        .find(|(name, _)| *name == tool)
-        .map(|(_, t)| *t)
+    agent.tools().registered_tool(tool)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::*;
+
+    #[test]
+    fn agent_names_agree_with_the_tool_tables() {
+        for agent in AgentKind::value_variants() {
+            assert_eq!(agent.name(), agent.tools().name());
+            let value = agent.to_possible_value().unwrap();
+            assert_eq!(value.get_name(), agent.name());
+        }
+    }
 }

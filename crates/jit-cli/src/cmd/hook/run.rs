@@ -151,26 +151,22 @@ fn handle_inner(
             started = true;
         }
         Work::Tools(calls) => {
-            let calls: Vec<ToolCall> = calls
-                .into_iter()
-                .filter(|call| {
-                    // One malformed call of a batch must not hide the others.
-                    match registry.affected_paths(&call.tool, &call.input, &cwd) {
-                        Ok(_) => true,
-                        Err(err) => {
-                            outcome.notes.push(format!("{}: {err}", err.kind()));
-                            false
-                        }
-                    }
-                })
-                .collect();
-            if calls.is_empty() {
-                if let Some(note) = outcome.notes.last() {
-                    bail!("{note}");
-                }
-            } else {
-                injected.push(session.tool_batch(&calls, &cwd)?);
+            // One malformed call of a batch must not hide the others; when
+            // every call is malformed, that is the failure to report.
+            let (good, bad): (Vec<ToolCall>, Vec<ToolCall>) = calls.into_iter().partition(|call| {
+                registry
+                    .affected_paths(&call.tool, &call.input, &cwd)
+                    .is_ok()
+            });
+            let errors = bad
+                .iter()
+                .filter_map(|call| registry.affected_paths(&call.tool, &call.input, &cwd).err())
+                .map(|err| format!("{}: {err}", err.kind()));
+            if good.is_empty() {
+                bail!("{}", errors.collect::<Vec<_>>().join("; "));
             }
+            outcome.notes.extend(errors);
+            injected.push(session.tool_batch(&good, &cwd)?);
         }
         Work::Touch(paths) => injected.push(session.touch_batch(&paths, &cwd)),
         Work::Native(path) => {
@@ -426,10 +422,18 @@ pub fn report(outcome: &Outcome, error: Option<&anyhow::Error>) {
     }
     if let (Some(log), false) = (&outcome.log, lines.is_empty()) {
         let ts = jit_core::now_rfc3339();
+        let context = if outcome.context.is_empty() {
+            "-"
+        } else {
+            &outcome.context
+        };
         let text: String = lines
             .iter()
-            .map(|line| format!("{ts} {} {}\n", outcome.context, one_line(line)))
+            .map(|line| format!("{ts} {context} {}\n", one_line(line)))
             .collect();
+        if let Some(dir) = log.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
         let _ = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
