@@ -1,0 +1,244 @@
+//! Whole-process wall time of `jit hook` calls on a 20,000-file repository with rules on the chain, beside the bare start of the same binary and `git status`.
+//!
+//! Run with `cargo bench -p jit-cli --bench hook`. The repository is
+//! generated once per run in a temporary directory: 2,000 directories
+//! holding 20,000 committed files, a root `CLAUDE.md` with four `@`
+//! imports, a dozen scoped rules in `.claude/rules`, and a `CLAUDE.md` every
+//! few directories, among them each level of the depth-8 chain the
+//! benchmarked call writes into. Each sample spawns the binary, as an agent
+//! does for every tool call.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark fixture that cannot be built should fail loudly"
+)]
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use divan::Bencher;
+
+const PACKAGES: usize = 40;
+const SUBS: usize = 50;
+const FILES_PER_DIR: usize = 10;
+/// The depth-8 directory the benchmarked tool calls write into.
+const DEEP: &str = "pkg07/sub07/a/b/c/d/e/f";
+
+fn main() {
+    let fixture = fixture();
+    eprintln!(
+        "fixture: {} ({} files in {} directories)",
+        fixture.root.display(),
+        fixture.files,
+        fixture.dirs
+    );
+    divan::main();
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    state: PathBuf,
+    home: PathBuf,
+    files: usize,
+    dirs: usize,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(build)
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn build() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let (mut files, mut dirs) = (0, 0);
+    for p in 0..PACKAGES {
+        for s in 0..SUBS {
+            let sub = root.join(format!("pkg{p:02}/sub{s:02}"));
+            dirs += 1;
+            for f in 0..FILES_PER_DIR {
+                write(&sub.join(format!("file{f}.ts")), "export const x = 1;\n");
+                files += 1;
+            }
+            if (p * SUBS + s) % 40 == 0 {
+                write(&sub.join("CLAUDE.md"), &format!("Rules of pkg{p:02}/sub{s:02}.\n"));
+            }
+        }
+        write(
+            &root.join(format!("pkg{p:02}/CLAUDE.md")),
+            &format!("# pkg{p:02}\n\nKeep modules small.\n"),
+        );
+    }
+    // The deep chain: a rule at every level.
+    let mut level = root.join("pkg07/sub07");
+    for name in ["a", "b", "c", "d", "e", "f"] {
+        level.push(name);
+        write(&level.join("CLAUDE.md"), &format!("Rules of level {name}.\n"));
+        write(&level.join("mod.ts"), "export {};\n");
+    }
+    write(
+        &root.join("CLAUDE.md"),
+        "# Project\n\nSee @docs/style.md, @docs/testing.md, @docs/review.md and @docs/release.md.\n",
+    );
+    for doc in ["style", "testing", "review", "release"] {
+        write(
+            &root.join(format!("docs/{doc}.md")),
+            &format!("# {doc}\n\n{}\n", "A sentence of guidance. ".repeat(20)),
+        );
+    }
+    for (i, glob) in [
+        "pkg0*/**/*.ts",
+        "pkg1*/**/*.ts",
+        "**/*.py",
+        "**/*.sql",
+        "docs/**",
+        "pkg07/sub07/**/*.ts",
+        "**/*.tsx",
+        "**/*.rs",
+        "pkg2*/**",
+        "**/test/**",
+        "scripts/**",
+        "pkg07/**/mod.ts",
+    ]
+    .iter()
+    .enumerate()
+    {
+        write(
+            &root.join(format!(".claude/rules/rule{i:02}.md")),
+            &format!("---\npaths: [\"{glob}\"]\n---\nScoped rule {i} for {glob}.\n"),
+        );
+    }
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "fixture"]);
+    let state = dir.path().join("state");
+    let home = dir.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    let root = fs::canonicalize(root).unwrap();
+    let fixture = Fixture {
+        _dir: dir,
+        root,
+        state,
+        home,
+        files,
+        dirs,
+    };
+    // The session the benchmarked calls belong to: started, and its deep
+    // chain already injected once (so each call decides and saves, as most
+    // calls of a session do).
+    let out = hook(&fixture, &session_start(&fixture, "bench"));
+    assert!(out.is_empty() || out.contains("hookSpecificOutput"), "{out}");
+    let out = hook(&fixture, &post_tool_use(&fixture, "bench", "first.ts"));
+    assert!(out.contains("pkg07/sub07/a/b/c/d/e/f/CLAUDE.md"), "{out}");
+    fixture
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(["-c", "user.email=b@example.com", "-c", "user.name=b"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn session_start(fixture: &Fixture, session: &str) -> String {
+    format!(
+        r#"{{"session_id":"{session}","transcript_path":"/tmp/t.jsonl","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        fixture.root.display()
+    )
+}
+
+fn post_tool_use(fixture: &Fixture, session: &str, file: &str) -> String {
+    format!(
+        r#"{{"session_id":"{session}","transcript_path":"/tmp/t.jsonl","cwd":"{root}","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{{"file_path":"{root}/{DEEP}/{file}","content":"x"}},"tool_response":{{"success":true}},"tool_use_id":"toolu_1"}}"#,
+        root = fixture.root.display()
+    )
+}
+
+/// One `jit hook` process, as Claude Code runs it; returns its stdout.
+fn hook(fixture: &Fixture, payload: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jit"))
+        .args(["hook", "--agent", "claude-code"])
+        .env("HOME", &fixture.home)
+        .env("JIT_STATE_DIR", &fixture.state)
+        .env("CLAUDE_PROJECT_DIR", &fixture.root)
+        .current_dir(&fixture.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The floor: the same binary starting and exiting (`jit --version`).
+#[divan::bench(sample_count = 50, sample_size = 1)]
+fn bare_start(bencher: Bencher) {
+    bencher.bench(|| {
+        let out = Command::new(env!("CARGO_BIN_EXE_jit"))
+            .arg("--version")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    });
+}
+
+/// One PostToolUse call: start, state load, discovery down the depth-8
+/// chain, state save, event append.
+#[divan::bench(sample_count = 50, sample_size = 1)]
+fn post_tool_use_write(bencher: Bencher) {
+    let fixture = fixture();
+    let payload = post_tool_use(fixture, "bench", "sibling.ts");
+    bencher.bench(|| hook(fixture, &payload));
+}
+
+/// One SessionStart (startup load with git change signals), a new session
+/// each time.
+#[divan::bench(sample_count = 20, sample_size = 1)]
+fn session_start_call(bencher: Bencher) {
+    let fixture = fixture();
+    let mut n = 0;
+    bencher
+        .with_inputs(|| {
+            n += 1;
+            session_start(fixture, &format!("start-{n}"))
+        })
+        .bench_values(|payload| hook(fixture, &payload));
+}
+
+/// What SessionStart is compared with: `git status --porcelain -z -uall`.
+#[divan::bench(sample_count = 20, sample_size = 1)]
+fn git_status(bencher: Bencher) {
+    let fixture = fixture();
+    bencher.bench(|| {
+        let out = Command::new("git")
+            .args(["status", "--porcelain", "-z", "-uall"])
+            .current_dir(&fixture.root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    });
+}
