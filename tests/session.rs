@@ -1079,3 +1079,233 @@ fn a_rule_left_out_for_the_budget_is_not_reported_as_already_loaded() {
         ("too_large_for_budget", 0)
     );
 }
+
+/// A rule named like Claude's own loads is loaded by the agent on a read.
+#[derive(Debug)]
+struct LoadsOnRead;
+
+impl jit_core::NativeLoads for LoadsOnRead {
+    fn loads_natively(
+        &self,
+        trigger: jit_core::LoadTrigger<'_>,
+        rule: &jit_core::LoadedRule,
+    ) -> bool {
+        trigger == jit_core::LoadTrigger::Tool("read") && rule.file.ends_with("CLAUDE.md")
+    }
+}
+
+#[test]
+fn a_snapshot_restores_the_loaded_set_manifest_and_step() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    touch(&mut session, "src/ui/Badge.tsx");
+    let snapshot = session.snapshot();
+    let text = serde_json::to_string(&snapshot).unwrap();
+    let back: jit_core::SessionSnapshot = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, snapshot);
+    assert_eq!((back.id(), back.step()), ("s1", 1));
+    let mut restored = Session::restore(
+        project.engine(),
+        SessionConfig::new().with_event_log(project.log()),
+        back,
+    )
+    .unwrap();
+    assert_eq!(restored.step(), 1);
+    assert_eq!(restored.manifest().entries(), session.manifest().entries());
+    assert_eq!(
+        restored.state().loaded_files(),
+        session.state().loaded_files()
+    );
+    // Nothing comes twice, and the steps go on.
+    let again = touch(&mut restored, "src/ui/Other.tsx");
+    assert!(!again.is_hit());
+    assert_eq!(again.step, 2);
+    // A changed rule still replaces its block after a restore.
+    project.write(
+        "proj/src/ui/CLAUDE.md",
+        "# UI\nChanged, and longer than before.\n",
+    );
+    let changed = touch(&mut restored, "src/ui/Badge.tsx");
+    assert_eq!(changed.blocks.len(), 1);
+    assert_eq!(changed.events[0].left[0].reason, "replaced_by_newer_read");
+}
+
+#[test]
+fn a_sub_agent_snapshot_keeps_its_channel() {
+    let project = Project::new();
+    let main = project.session(SessionConfig::new());
+    let sub = main.subagent("a7");
+    let restored =
+        Session::restore(project.engine(), SessionConfig::new(), sub.snapshot()).unwrap();
+    assert_eq!(restored.channel(), &Channel::Subagent("a7".to_owned()));
+    assert_eq!(restored.id(), "s1/a7");
+}
+
+#[test]
+fn a_snapshot_of_another_format_or_channel_is_refused() {
+    let project = Project::new();
+    let session = project.session(SessionConfig::new());
+    let mut value = serde_json::to_value(session.snapshot()).unwrap();
+    value["format"] = json!(2);
+    let err = Session::restore(
+        project.engine(),
+        SessionConfig::new(),
+        serde_json::from_value(value.clone()).unwrap(),
+    )
+    .unwrap_err();
+    assert_eq!(err.kind(), jit_core::ErrorKind::InvalidSnapshot);
+    assert!(err.to_string().contains("format 2"), "{err}");
+    value["format"] = json!(jit_core::SNAPSHOT_FORMAT);
+    for (channel, subagent) in [
+        ("main", json!("x")),
+        ("subagent", json!(null)),
+        ("other", json!(null)),
+    ] {
+        value["channel"] = json!(channel);
+        value["subagent"] = subagent;
+        let err = Session::restore(
+            project.engine(),
+            SessionConfig::new(),
+            serde_json::from_value(value.clone()).unwrap(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.kind(),
+            jit_core::ErrorKind::InvalidSnapshot,
+            "{channel}"
+        );
+    }
+}
+
+#[test]
+fn rules_the_agent_loads_itself_are_recorded_never_injected() {
+    let project = Project::new();
+    let config = SessionConfig::new().with_native(Arc::new(LoadsOnRead));
+    let mut session = project.session(config);
+    let read = read(&mut session, "src/ui/Badge.tsx");
+    assert!(!read.is_hit());
+    let loaded = &read.discoveries[0].loaded;
+    assert_eq!(loaded.len(), 1);
+    assert_eq!(loaded[0].attribution, Attribution::Native);
+    assert_eq!(loaded[0].bytes, 0);
+    let candidate = &read.events[0]
+        .candidates
+        .iter()
+        .find(|c| c.file == "src/ui/CLAUDE.md")
+        .unwrap();
+    assert_eq!(candidate.decision, "loaded");
+    assert_eq!(candidate.attribution.as_deref(), Some("native"));
+    assert!(session.manifest().resident("src/ui/CLAUDE.md").is_none());
+    // Another tool there does not inject it either.
+    assert!(!touch(&mut session, "src/ui/New.tsx").is_hit());
+}
+
+#[test]
+fn a_native_load_of_a_changed_rule_retires_the_injected_block() {
+    let project = Project::new();
+    let config = SessionConfig::new().with_native(Arc::new(LoadsOnRead));
+    let mut session = project.session(config);
+    assert!(touch(&mut session, "src/ui/Badge.tsx").is_hit());
+    project.write(
+        "proj/src/ui/CLAUDE.md",
+        "# UI\nA newer text the agent reads itself.\n",
+    );
+    let read = read(&mut session, "src/ui/Badge.tsx");
+    assert!(!read.is_hit());
+    assert_eq!(read.events[0].left[0].file, "src/ui/CLAUDE.md");
+    assert!(session.manifest().resident("src/ui/CLAUDE.md").is_none());
+    assert!(!session.prompt().text().contains("No colour emoji"));
+}
+
+#[test]
+fn the_step_budget_counts_headers_and_cuts_whole_rules() {
+    let project = Project::new();
+    let header = jit_core::block_header(
+        "src/ui/CLAUDE.md",
+        Attribution::NestedTraversal,
+        "src/ui/Badge.tsx",
+    );
+    // Exactly enough for the UI block with its header.
+    let exact = (header.len() + UI_RULE.len() + 3) as u64;
+    let mut session = project.session(SessionConfig::new().with_step_budget(Some(exact)));
+    let step = touch(&mut session, "src/ui/Badge.tsx");
+    assert_eq!(step.context_text(), format!("{header}\n{UI_RULE}"));
+    // One byte less, and it does not fit: no pointer is smaller than the
+    // rule, so nothing is injected and the event says why.
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new().with_step_budget(Some(exact - 1)));
+    let step = touch(&mut session, "src/ui/Badge.tsx");
+    assert!(!step.is_hit());
+    assert_eq!(
+        step.discoveries[0].skipped.last().unwrap().reason,
+        SkipReason::TooLargeForBudget
+    );
+    assert!(
+        step.discoveries[0]
+            .skipped
+            .last()
+            .unwrap()
+            .detail
+            .contains("per-output budget"),
+        "{:?}",
+        step.discoveries[0].skipped
+    );
+    session.set_step_budget(None);
+    assert_eq!(session.config().step_budget(), None);
+}
+
+#[test]
+fn context_text_puts_a_header_before_each_block() {
+    let project = Project::new();
+    project.write(
+        "proj/src/ui/x/CLAUDE.md",
+        "Inner rule without a final newline",
+    );
+    let mut session = project.session(SessionConfig::new());
+    let step = touch(&mut session, "src/ui/x/a.tsx");
+    assert_eq!(
+        step.context_text(),
+        format!(
+            "[jit-context] src/ui/CLAUDE.md (nested_traversal, triggered by src/ui/x/a.tsx)\n{UI_RULE}\n\
+             [jit-context] src/ui/x/CLAUDE.md (nested_traversal, triggered by src/ui/x/a.tsx)\n\
+             Inner rule without a final newline\n"
+        )
+    );
+    assert_eq!(step.headers.len(), step.blocks.len());
+    assert_eq!(jit_core::Injection::default().context_text(), "");
+}
+
+#[test]
+fn clear_forgets_startup_blocks_too_and_rearm_keeps_them() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    touch(&mut session, "src/ui/Badge.tsx");
+    session.rearm();
+    assert!(session.manifest().resident("CLAUDE.md").is_some());
+    assert!(session.manifest().resident("src/ui/CLAUDE.md").is_none());
+    session.clear();
+    assert!(session.manifest().resident("CLAUDE.md").is_none());
+    let (report, injection) =
+        session.startup_injection(&StartupOptions::new(project.root()).with_managed(None));
+    assert_eq!(report.loaded[0].file, "CLAUDE.md");
+    assert_eq!(injection.blocks[0].file, "CLAUDE.md");
+    assert!(injection.headers[0].contains("(session_start, triggered by .)"));
+}
+
+#[test]
+fn a_touch_batch_is_one_step_with_each_rule_once() {
+    let project = Project::new();
+    let mut session = project.session(SessionConfig::new());
+    let step = session.touch_batch(
+        &[
+            "src/ui/A.tsx".into(),
+            "src/ui/B.tsx".into(),
+            "src/api/h.ts".into(),
+        ],
+        &project.root(),
+    );
+    assert_eq!(step.step, 1);
+    let files: Vec<&str> = step.blocks.iter().map(|b| b.file.as_str()).collect();
+    assert_eq!(files, ["src/ui/CLAUDE.md", "src/api/CLAUDE.md"]);
+    assert_eq!(step.events.len(), 3);
+}

@@ -70,7 +70,10 @@ fn build() -> Fixture {
                 files += 1;
             }
             if (p * SUBS + s) % 40 == 0 {
-                write(&sub.join("CLAUDE.md"), &format!("Rules of pkg{p:02}/sub{s:02}.\n"));
+                write(
+                    &sub.join("CLAUDE.md"),
+                    &format!("Rules of pkg{p:02}/sub{s:02}.\n"),
+                );
             }
         }
         write(
@@ -82,7 +85,10 @@ fn build() -> Fixture {
     let mut level = root.join("pkg07/sub07");
     for name in ["a", "b", "c", "d", "e", "f"] {
         level.push(name);
-        write(&level.join("CLAUDE.md"), &format!("Rules of level {name}.\n"));
+        write(
+            &level.join("CLAUDE.md"),
+            &format!("Rules of level {name}.\n"),
+        );
         write(&level.join("mod.ts"), "export {};\n");
     }
     write(
@@ -136,7 +142,10 @@ fn build() -> Fixture {
     // chain already injected once (so each call decides and saves, as most
     // calls of a session do).
     let out = hook(&fixture, &session_start(&fixture, "bench"));
-    assert!(out.is_empty() || out.contains("hookSpecificOutput"), "{out}");
+    assert!(
+        out.is_empty() || out.contains("hookSpecificOutput"),
+        "{out}"
+    );
     let out = hook(&fixture, &post_tool_use(&fixture, "bench", "first.ts"));
     assert!(out.contains("pkg07/sub07/a/b/c/d/e/f/CLAUDE.md"), "{out}");
     fixture
