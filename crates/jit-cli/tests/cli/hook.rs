@@ -864,3 +864,24 @@ fn jit_stats_reads_the_session_log_unchanged() {
         "no native rule on a Write"
     );
 }
+
+#[test]
+fn the_hook_log_is_rotated_past_its_cap() {
+    let env = Env::new();
+    fs::create_dir_all(&env.state).unwrap();
+    fs::write(env.state.join("hook.log"), "x".repeat(1024 * 1024 + 1)).unwrap();
+    let run = env.hook_bytes(&[], b"not json");
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        fs::metadata(env.state.join("hook.log.1")).unwrap().len(),
+        1024 * 1024 + 1
+    );
+    assert!(env.log().contains("not JSON"), "{}", env.log());
+    assert_eq!(env.log().lines().count(), 1);
+    // At the cap exactly, it stays.
+    let env = Env::new();
+    fs::create_dir_all(&env.state).unwrap();
+    fs::write(env.state.join("hook.log"), "x".repeat(1024 * 1024)).unwrap();
+    env.hook_bytes(&[], b"not json");
+    assert!(!env.state.join("hook.log.1").exists());
+}

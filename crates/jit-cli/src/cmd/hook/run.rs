@@ -13,6 +13,9 @@ use super::native;
 use super::payload::{self, Call, Event, MAX_PAYLOAD_BYTES, Payload};
 use super::state::{self, ContextFiles, Loaded, StoredState};
 
+/// The size past which `hook.log` is rotated.
+const MAX_LOG_BYTES: u64 = 1024 * 1024;
+
 /// How `jit hook` runs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -433,6 +436,12 @@ pub fn report(outcome: &Outcome, error: Option<&anyhow::Error>) {
             .collect();
         if let Some(dir) = log.parent() {
             let _ = std::fs::create_dir_all(dir);
+        }
+        // The log only grows on failures and unknown tools, but a session
+        // calling an unregistered tool all day must not fill a disk: past
+        // its cap it moves to `hook.log.1`, replacing the previous one.
+        if std::fs::metadata(log).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
+            let _ = std::fs::rename(log, format!("{log}.1"));
         }
         let _ = std::fs::OpenOptions::new()
             .create(true)
