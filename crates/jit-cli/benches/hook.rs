@@ -69,7 +69,7 @@ fn build() -> Fixture {
                 write(&sub.join(format!("file{f}.ts")), "export const x = 1;\n");
                 files += 1;
             }
-            if (p * SUBS + s) % 40 == 0 {
+            if (p * SUBS + s).is_multiple_of(40) {
                 write(
                     &sub.join("CLAUDE.md"),
                     &format!("Rules of pkg{p:02}/sub{s:02}.\n"),
@@ -227,10 +227,10 @@ fn post_tool_use_write(bencher: Bencher) {
 #[divan::bench(sample_count = 20, sample_size = 1)]
 fn session_start_call(bencher: Bencher) {
     let fixture = fixture();
-    let mut n = 0;
+    let n = std::sync::atomic::AtomicUsize::new(0);
     bencher
         .with_inputs(|| {
-            n += 1;
+            let n = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             session_start(fixture, &format!("start-{n}"))
         })
         .bench_values(|payload| hook(fixture, &payload));
