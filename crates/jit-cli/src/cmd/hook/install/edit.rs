@@ -5,12 +5,13 @@ use std::ops::Range;
 use super::json::{self, Json, Object, Style};
 
 /// The text of `new`, made by editing `text` (which parses to `old`) where
-/// the two differ. An entry whose value changed is rewritten in the file's
-/// style; nested objects are edited the same way, so another tool's hooks
-/// under another event, or an inline `"allow": [...]` in `permissions`, keep
-/// their bytes. When an edit cannot be placed (repeated keys, keys in a new
-/// order) or does not parse back to `new`, the whole document is rendered
-/// in the file's style instead.
+/// the two differ. Objects and arrays are edited item by item: an entry or
+/// element added, removed or changed is written in the file's style, and
+/// every other one keeps its bytes, so another tool's hooks, a one-line
+/// `"allow": [...]` or a number written `1.50` stay as their owner wrote
+/// them. When an edit cannot be placed (repeated keys, keys in a new order)
+/// or does not parse back to `new`, the whole document is rendered in the
+/// file's style instead.
 pub fn rewrite(
     text: &str,
     old: &Json,
@@ -32,7 +33,7 @@ fn splice(text: &str, old: &Json, new: &Json, style: &Style) -> Option<String> {
         return None;
     };
     let editor = Editor { text: body, style };
-    let span = scan_object(body.as_bytes(), body, skip_ws(body.as_bytes(), 0))?;
+    let span = scan(body.as_bytes(), body, skip_ws(body.as_bytes(), 0))?;
     let mut edits = Vec::new();
     editor.object(&span, old, new, &mut edits)?;
     // Later edits first, so earlier ranges still point at the right bytes.
@@ -52,18 +53,21 @@ struct Edit {
     text: String,
 }
 
-/// An object's entries as they sit in the text.
+/// An object's entries or an array's elements as they sit in the text.
 #[derive(Debug)]
-struct ObjectSpan {
-    /// The bytes from `{` to `}`, both included.
+struct Span {
+    /// The bytes from `{` to `}` (or `[` to `]`), both included.
     whole: Range<usize>,
-    entries: Vec<EntrySpan>,
+    items: Vec<Item>,
 }
 
+/// One entry of an object or element of an array.
 #[derive(Debug)]
-struct EntrySpan {
-    key: String,
-    key_start: usize,
+struct Item {
+    /// The entry's key; `None` in an array.
+    key: Option<String>,
+    /// Where the item starts: its key, or its value in an array.
+    start: usize,
     value: Range<usize>,
 }
 
@@ -75,16 +79,10 @@ struct Editor<'a> {
 impl Editor<'_> {
     /// Adds the edits that turn the object at `span` (which holds `old`)
     /// into `new`, or returns `None` when only a rewrite of the whole object
-    /// can do it.
-    fn object(
-        &self,
-        span: &ObjectSpan,
-        old: &Object,
-        new: &Object,
-        edits: &mut Vec<Edit>,
-    ) -> Option<()> {
+    /// can do it. Kept entries keep their place; new ones come last.
+    fn object(&self, span: &Span, old: &Object, new: &Object, edits: &mut Vec<Edit>) -> Option<()> {
         let old_keys: Vec<&str> = old.keys().collect();
-        let span_keys: Vec<&str> = span.entries.iter().map(|e| e.key.as_str()).collect();
+        let span_keys: Vec<&str> = span.items.iter().filter_map(|i| i.key.as_deref()).collect();
         if span_keys != old_keys {
             // A repeated key: the text holds entries the parsed object does not.
             return None;
@@ -99,84 +97,164 @@ impl Editor<'_> {
         if new.keys().collect::<Vec<_>>() != in_order {
             return None;
         }
-        let multiline = span
-            .entries
-            .first()
-            .is_some_and(|first| self.text[span.whole.start..first.key_start].contains('\n'));
-        let pretty = self.style.indent().is_some();
-        let Some(first_kept) = span.entries.iter().position(|e| new.get(&e.key).is_some()) else {
+        if kept.is_empty() {
             // Nothing of the old object stays: write it anew.
             edits.push(self.replace(span.whole.clone(), &Json::Object(new.clone())));
             return Some(());
-        };
-        if pretty && !multiline && !added.is_empty() {
-            // An object written on one line in a pretty file: an entry added
-            // on a line of its own would look out of place.
-            return None;
         }
-
-        for (i, entry) in span.entries.iter().enumerate() {
-            let old_value = old.get(&entry.key)?;
-            match new.get(&entry.key) {
-                Some(new_value) if new_value == old_value => {}
-                Some(new_value) => self.value(entry, old_value, new_value, edits),
-                None if i < first_kept => {}
-                None => {
-                    // From the end of the previous value: the comma before
-                    // this entry goes with it.
-                    let previous = span.entries.get(i.checked_sub(1)?)?;
-                    edits.push(Edit {
-                        range: previous.value.end..entry.value.end,
-                        text: String::new(),
-                    });
-                }
+        for (item, key) in span.items.iter().zip(&old_keys) {
+            if let (Some(old_value), Some(new_value)) = (old.get(key), new.get(key))
+                && old_value != new_value
+            {
+                self.value(item, old_value, new_value, edits);
             }
         }
+        let keep: Vec<bool> = old_keys.iter().map(|k| new.get(k).is_some()).collect();
+        self.remove(span, &keep, edits)?;
+        let added: Vec<(Option<&str>, &Json)> = added
+            .into_iter()
+            .map(|key| Some((Some(key), new.get(key)?)))
+            .collect::<Option<_>>()?;
+        self.insert(span, span.items.len(), &added, edits)
+    }
+
+    /// Like [`Editor::object`] for an array. Three changes are made in
+    /// place: elements changed where they are, elements inserted (the old
+    /// ones in order among the new), elements removed (the new ones in order
+    /// among the old). Anything else rewrites the whole array.
+    fn array(&self, span: &Span, old: &[Json], new: &[Json], edits: &mut Vec<Edit>) -> Option<()> {
+        if span.items.len() != old.len() {
+            return None;
+        }
+        if old.is_empty() || new.is_empty() {
+            edits.push(self.replace(span.whole.clone(), &Json::Array(new.to_vec())));
+            return Some(());
+        }
+        if old.len() == new.len() {
+            for ((item, old), new) in span.items.iter().zip(old).zip(new) {
+                if old != new {
+                    self.value(item, old, new, edits);
+                }
+            }
+            return Some(());
+        }
+        if old.len() < new.len() {
+            // Where each old element sits among the new ones.
+            let places = subsequence(old, new)?;
+            let mut next = 0;
+            for (before, place) in places.iter().chain(&[new.len()]).enumerate() {
+                let run: Vec<(Option<&str>, &Json)> =
+                    new.get(next..*place)?.iter().map(|v| (None, v)).collect();
+                self.insert(span, before, &run, edits)?;
+                next = place + 1;
+            }
+            return Some(());
+        }
+        let places = subsequence(new, old)?;
+        let keep: Vec<bool> = (0..old.len()).map(|i| places.contains(&i)).collect();
+        self.remove(span, &keep, edits)
+    }
+
+    /// Adds the edits that change one item's value: inside it when both
+    /// values are objects or both arrays, else the whole value.
+    fn value(&self, item: &Item, old: &Json, new: &Json, edits: &mut Vec<Edit>) {
+        let mut inner = Vec::new();
+        let done =
+            scan(self.text.as_bytes(), self.text, item.value.start).and_then(|span| {
+                match (old, new) {
+                    (Json::Object(old), Json::Object(new)) => {
+                        self.object(&span, old, new, &mut inner)
+                    }
+                    (Json::Array(old), Json::Array(new)) => self.array(&span, old, new, &mut inner),
+                    _ => None,
+                }
+            });
+        if done.is_some() {
+            edits.extend(inner);
+        } else {
+            edits.push(self.replace(item.value.clone(), new));
+        }
+    }
+
+    /// Removes the items whose `keep` is false; at least one is kept.
+    fn remove(&self, span: &Span, keep: &[bool], edits: &mut Vec<Edit>) -> Option<()> {
+        let first_kept = keep.iter().position(|k| *k)?;
         if first_kept > 0 {
-            // Entries before the first kept one go up to its key, taking
+            // Items before the first kept one go up to its start, taking
             // their trailing commas with them.
-            let first = span.entries.first()?;
             edits.push(Edit {
-                range: first.key_start..span.entries.get(first_kept)?.key_start,
+                range: span.items.first()?.start..span.items.get(first_kept)?.start,
                 text: String::new(),
             });
         }
-        if !added.is_empty() {
-            let first = span.entries.first()?;
-            let last = span.entries.last()?;
-            let prefix = line_indent(self.text, first.key_start);
-            let mut text = String::new();
-            for key in added {
-                let value = new.get(key)?;
-                let key = serde_json::to_string(key).ok()?;
-                if multiline {
-                    text.push_str(&format!(",{}{prefix}{key}: ", self.style.newline()));
-                } else {
-                    text.push_str(&format!(",{key}:"));
-                }
-                text.push_str(&self.render_at(value, prefix)?);
+        for (i, keep) in keep.iter().enumerate().skip(first_kept + 1) {
+            if !keep {
+                // From the end of the previous value: the comma before this
+                // item goes with it.
+                edits.push(Edit {
+                    range: span.items.get(i - 1)?.value.end..span.items.get(i)?.value.end,
+                    text: String::new(),
+                });
             }
-            edits.push(Edit {
-                range: last.value.end..last.value.end,
-                text,
-            });
         }
         Some(())
     }
 
-    /// Adds the edits that change one entry's value: inside it when both
-    /// values are objects, else the whole value.
-    fn value(&self, entry: &EntrySpan, old: &Json, new: &Json, edits: &mut Vec<Edit>) {
-        if let (Json::Object(old), Json::Object(new)) = (old, new)
-            && let Some(span) = scan_object(self.text.as_bytes(), self.text, entry.value.start)
-        {
-            let mut inner = Vec::new();
-            if self.object(&span, old, new, &mut inner).is_some() {
-                edits.extend(inner);
-                return;
-            }
+    /// Inserts `items` before the item at index `before` of a non-empty
+    /// container (after the last one when `before` is its length), each on
+    /// a line of its own indented like the first item, or, in a file written
+    /// on one line, on that line.
+    fn insert(
+        &self,
+        span: &Span,
+        before: usize,
+        items: &[(Option<&str>, &Json)],
+        edits: &mut Vec<Edit>,
+    ) -> Option<()> {
+        if items.is_empty() {
+            return Some(());
         }
-        edits.push(self.replace(entry.value.clone(), new));
+        let first = span.items.first()?;
+        let multiline = self.text.get(span.whole.start..first.start)?.contains('\n');
+        if self.style.indent().is_some() && !multiline {
+            // A container written on one line in a pretty file: an item on a
+            // line of its own would look out of place.
+            return None;
+        }
+        let prefix = line_indent(self.text, first.start);
+        let separator = if multiline {
+            format!(",{}{prefix}", self.style.newline())
+        } else {
+            ",".to_owned()
+        };
+        let mut rendered = Vec::new();
+        for (key, value) in items {
+            let mut text = String::new();
+            if let Some(key) = key {
+                text.push_str(&serde_json::to_string(key).ok()?);
+                text.push_str(if multiline { ": " } else { ":" });
+            }
+            text.push_str(&self.render_at(value, prefix)?);
+            rendered.push(text);
+        }
+        let edit = if before == 0 {
+            let mut text = rendered.join(&separator);
+            text.push_str(&separator);
+            Edit {
+                range: first.start..first.start,
+                text,
+            }
+        } else {
+            let at = span.items.get(before - 1)?.value.end;
+            let mut text = separator.clone();
+            text.push_str(&rendered.join(&separator));
+            Edit {
+                range: at..at,
+                text,
+            }
+        };
+        edits.push(edit);
+        Some(())
     }
 
     fn replace(&self, range: Range<usize>, value: &Json) -> Edit {
@@ -197,6 +275,18 @@ impl Editor<'_> {
             text
         })
     }
+}
+
+/// Where each element of `short` sits in `long`, matching in order; `None`
+/// when `short` is not a subsequence of `long`.
+fn subsequence(short: &[Json], long: &[Json]) -> Option<Vec<usize>> {
+    let mut places = Vec::with_capacity(short.len());
+    let mut rest = long.iter().enumerate();
+    for wanted in short {
+        let (at, _) = rest.find(|(_, v)| *v == wanted)?;
+        places.push(at);
+    }
+    Some(places)
 }
 
 /// The spaces and tabs that start the line holding byte `at`.
@@ -265,40 +355,48 @@ fn skip_value(bytes: &[u8], mut at: usize) -> Option<usize> {
     }
 }
 
-/// The entries of the object that opens at `open`.
-fn scan_object(bytes: &[u8], text: &str, open: usize) -> Option<ObjectSpan> {
-    if bytes.get(open) != Some(&b'{') {
-        return None;
-    }
-    let mut entries = Vec::new();
+/// The items of the object or array that opens at `open`.
+fn scan(bytes: &[u8], text: &str, open: usize) -> Option<Span> {
+    let (is_object, close) = match bytes.get(open)? {
+        b'{' => (true, b'}'),
+        b'[' => (false, b']'),
+        _ => return None,
+    };
+    let mut items = Vec::new();
     let mut at = skip_ws(bytes, open + 1);
-    if bytes.get(at) == Some(&b'}') {
-        return Some(ObjectSpan {
+    if bytes.get(at) == Some(&close) {
+        return Some(Span {
             whole: open..at + 1,
-            entries,
+            items,
         });
     }
     loop {
-        let key_end = skip_string(bytes, at)?;
-        let key: String = serde_json::from_str(text.get(at..key_end)?).ok()?;
-        let colon = skip_ws(bytes, key_end);
-        if bytes.get(colon) != Some(&b':') {
-            return None;
-        }
-        let value_start = skip_ws(bytes, colon + 1);
-        let value_end = skip_value(bytes, value_start)?;
-        entries.push(EntrySpan {
+        let start = at;
+        let key = if is_object {
+            let key_end = skip_string(bytes, at)?;
+            let key: String = serde_json::from_str(text.get(at..key_end)?).ok()?;
+            let colon = skip_ws(bytes, key_end);
+            if bytes.get(colon) != Some(&b':') {
+                return None;
+            }
+            at = skip_ws(bytes, colon + 1);
+            Some(key)
+        } else {
+            None
+        };
+        let value_end = skip_value(bytes, at)?;
+        items.push(Item {
             key,
-            key_start: at,
-            value: value_start..value_end,
+            start,
+            value: at..value_end,
         });
         at = skip_ws(bytes, value_end);
         match bytes.get(at)? {
             b',' => at = skip_ws(bytes, at + 1),
-            b'}' => {
-                return Some(ObjectSpan {
+            b if *b == close => {
+                return Some(Span {
                     whole: open..at + 1,
-                    entries,
+                    items,
                 });
             }
             _ => return None,
@@ -358,6 +456,47 @@ mod tests {
             "{\r\n  \"a\": 1,\r\n  \"d\": 4\r\n}\r\n",
         );
         check(before, r#"{}"#, "{}\r\n");
+    }
+
+    #[test]
+    fn array_elements_are_added_removed_and_changed_in_place() {
+        // `{ "x": 1 }` would lose its inner spaces in a rewrite of the array.
+        let before = "{\n  \"a\": [\n    { \"x\": 1 },\n    { \"y\": 2 }\n  ]\n}\n";
+        check(
+            before,
+            r#"{"a": [{"x": 1}, {"y": 2}, {"z": 3}]}"#,
+            "{\n  \"a\": [\n    { \"x\": 1 },\n    { \"y\": 2 },\n    {\n      \"z\": 3\n    }\n  ]\n}\n",
+        );
+        check(
+            before,
+            r#"{"a": [0, {"x": 1}, 1, {"y": 2}]}"#,
+            "{\n  \"a\": [\n    0,\n    { \"x\": 1 },\n    1,\n    { \"y\": 2 }\n  ]\n}\n",
+        );
+        check(
+            before,
+            r#"{"a": [{"y": 2}]}"#,
+            "{\n  \"a\": [\n    { \"y\": 2 }\n  ]\n}\n",
+        );
+        check(
+            before,
+            r#"{"a": [{"x": 1}]}"#,
+            "{\n  \"a\": [\n    { \"x\": 1 }\n  ]\n}\n",
+        );
+        check(
+            before,
+            r#"{"a": [{"x": 5}, {"y": 2}]}"#,
+            "{\n  \"a\": [\n    { \"x\": 5 },\n    { \"y\": 2 }\n  ]\n}\n",
+        );
+        check(before, r#"{"a": []}"#, "{\n  \"a\": []\n}\n");
+    }
+
+    #[test]
+    fn an_array_changed_and_grown_at_once_is_rewritten_whole() {
+        check(
+            "{\n  \"a\": [\n    { \"x\": 1 }\n  ],\n  \"b\": [ ]\n}\n",
+            r#"{"a": [{"x": 2}, 3], "b": []}"#,
+            "{\n  \"a\": [\n    {\n      \"x\": 2\n    },\n    3\n  ],\n  \"b\": [ ]\n}\n",
+        );
     }
 
     #[test]
