@@ -8,6 +8,7 @@
 mod bash;
 mod explain;
 mod hook;
+mod hook_install;
 mod imports;
 mod paths;
 mod startup;
@@ -20,6 +21,16 @@ pub fn jit(args: &[&str]) -> (i32, String, String) {
 
 /// Like [`jit`], with the current directory set to `dir` when given.
 pub fn jit_in(dir: Option<&std::path::Path>, args: &[&str]) -> (i32, String, String) {
+    jit_env(dir, &[], args)
+}
+
+/// Like [`jit_in`], with the environment variables `env` set on top (a
+/// `HOME` there replaces the empty temporary one).
+pub fn jit_env(
+    dir: Option<&std::path::Path>,
+    env: &[(&str, &std::path::Path)],
+    args: &[&str],
+) -> (i32, String, String) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_jit"));
     cmd.args(args);
     if let Some(dir) = dir {
@@ -28,6 +39,9 @@ pub fn jit_in(dir: Option<&std::path::Path>, args: &[&str]) -> (i32, String, Str
     // Never read the real home directory.
     let home = tempfile::tempdir().unwrap();
     cmd.env("HOME", home.path());
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
     let out = cmd.output().unwrap();
     (
         out.status.code().unwrap_or(-1),
