@@ -207,13 +207,13 @@ fn handle_inner(
         .filter(|t| !t.is_empty())
         .collect();
     if !text.is_empty() {
-        let output = serde_json::json!({
-            "hookSpecificOutput": {
-                "hookEventName": payload.event_name,
-                "additionalContext": text.join("\n"),
-            }
-        });
-        outcome.stdout = Some(output.to_string());
+        let output = Output {
+            hook_specific_output: Specific {
+                hook_event_name: &payload.event_name,
+                additional_context: text.join("\n"),
+            },
+        };
+        outcome.stdout = Some(serde_json::to_string(&output)?);
     }
     Ok(())
 }
@@ -221,6 +221,21 @@ fn handle_inner(
 /// Bytes of context text `injected` holds.
 fn context_bytes(injected: &[Injection]) -> u64 {
     injected.iter().map(|i| i.context_text().len() as u64).sum()
+}
+
+/// The one object a hook prints, in the agents' shared shape (fields in
+/// the order the agents document them).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Output<'a> {
+    hook_specific_output: Specific<'a>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Specific<'a> {
+    hook_event_name: &'a str,
+    additional_context: String,
 }
 
 /// What an event asks of the session.
