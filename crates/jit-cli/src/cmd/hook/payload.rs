@@ -41,8 +41,6 @@ pub enum Event {
         /// The file.
         file_path: String,
     },
-    /// An event this adapter does not act on.
-    Other,
 }
 
 /// A parsed payload.
@@ -149,7 +147,10 @@ pub fn parse(bytes: &[u8], agent: Option<AgentKind>) -> anyhow::Result<Payload> 
         "InstructionsLoaded" => Event::InstructionsLoaded {
             file_path: required_str(&value, "file_path")?.to_owned(),
         },
-        _ => Event::Other,
+        other => bail!(
+            "unknown hook event `{other}`: jit hook acts on SessionStart, PostToolUse, \
+             PostToolBatch, AfterTool, UserPromptSubmit and InstructionsLoaded"
+        ),
     };
     Ok(Payload {
         agent,

@@ -87,7 +87,6 @@ fn handle_inner(
     // Decide what the event asks before touching any state, so an event
     // with nothing to do costs no lock and no file.
     let work = match &payload.event {
-        Event::Other => return Ok(()),
         Event::SessionStart { source } => Work::Start {
             keep: matches!(source.as_str(), "resume" | "fork"),
         },
