@@ -1,6 +1,5 @@
 //! Telemetry: one JSON Lines event per discovery (hit or not), and the writer that never fails a tool call.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -129,35 +128,22 @@ impl EventWriter {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        refuse_fifo(path)?;
         let mut line = serde_json::to_string(event)
             .map_err(|e| format!("cannot encode an event for {path}: {e}"))?;
         line.push('\n');
-        OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
+        // Opening a named pipe for writing would block until a reader
+        // came, and the writer must never hold up a tool call.
+        crate::open::open_append(path.as_std_path())
             .and_then(|mut file| file.write_all(line.as_bytes()))
-            .map_err(|e| format!("cannot write the event log {path}: {e}; events are not recorded"))
+            .map_err(|e| {
+                let hint = if e.kind() == std::io::ErrorKind::InvalidInput {
+                    " (it could block the tool call)"
+                } else {
+                    ""
+                };
+                format!("cannot write the event log {path}: {e}{hint}; events are not recorded")
+            })
     }
-}
-
-/// Opening a named pipe for writing blocks until a reader comes, and the
-/// writer must never hold up a tool call: a pipe is refused with a warning.
-#[cfg(unix)]
-fn refuse_fifo(path: &Utf8Path) -> Result<(), String> {
-    use std::os::unix::fs::FileTypeExt;
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.file_type().is_fifo() => Err(format!(
-            "the event log {path} is a named pipe, which could block the tool call; events are not recorded"
-        )),
-        _ => Ok(()),
-    }
-}
-
-#[cfg(not(unix))]
-fn refuse_fifo(_path: &Utf8Path) -> Result<(), String> {
-    Ok(())
 }
 
 /// The current time as RFC 3339 UTC with milliseconds (`2026-08-08T09:30:00.123Z`),

@@ -48,6 +48,7 @@ mod events;
 mod frontmatter;
 mod manifest;
 mod narrow;
+mod open;
 mod paths;
 mod prompt;
 mod registry;
@@ -70,6 +71,7 @@ pub use manifest::{
     ManifestEntry,
 };
 pub use narrow::narrow_to_cwd;
+pub use open::{open_append, open_regular};
 pub use prompt::{CACHE_BOUNDARY, PromptBlock, SystemPrompt};
 pub use registry::{
     AffectedPaths, Registry, ReporterRegistration, SkippedInput, ToolRegistration, TouchedPaths,

@@ -243,8 +243,10 @@ pub(crate) fn read_rule(
         ));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    let read =
-        fs::File::open(path).and_then(|file| file.take(max_bytes + 1).read_to_end(&mut bytes));
+    // The file is judged again on the open descriptor: it may have been
+    // swapped for a FIFO or a link since its metadata was taken.
+    let read = crate::open::open_regular(path.as_std_path())
+        .and_then(|(file, _)| file.take(max_bytes + 1).read_to_end(&mut bytes));
     if let Err(err) = read {
         return Err(Rejection::new(
             SkipReason::Unreadable,

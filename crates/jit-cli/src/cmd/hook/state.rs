@@ -214,29 +214,14 @@ pub fn load(files: &ContextFiles, _lock: &Locked) -> anyhow::Result<Loaded> {
 }
 
 /// Opens `path` for reading if it is a regular file: `None` when it does
-/// not exist, an error for anything else (a FIFO, a directory, a link).
-/// The file is opened without following links and without blocking, and
-/// judged on the open descriptor, so a FIFO swapped in cannot stall it.
+/// not exist, an error for anything else (a FIFO, a directory, a link),
+/// judged on the open descriptor so a FIFO swapped in cannot stall it.
 fn open_regular(path: &Path) -> anyhow::Result<Option<File>> {
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    match jit_core::open_regular(path) {
+        Ok((file, _)) => Ok(Some(file)),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(err).with_context(|| format!("cannot open {}", path.display())),
     }
-    let file = match options.open(path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err).with_context(|| format!("cannot open {}", path.display())),
-    };
-    let meta = file
-        .metadata()
-        .with_context(|| format!("cannot stat {}", path.display()))?;
-    if !meta.is_file() {
-        bail!("{} is not a regular file", path.display());
-    }
-    Ok(Some(file))
 }
 
 /// Moves an unusable state file aside (`.corrupt`), so it can be looked at
