@@ -6,6 +6,7 @@
 )]
 
 mod engine;
+mod hostile;
 mod session;
 mod startup;
 mod tools;

@@ -23,6 +23,13 @@ use crate::source::{ClaudeSource, RuleDir, RuleSource};
 /// The default cap on one rule file's size: 256 KiB.
 pub const DEFAULT_MAX_RULE_BYTES: u64 = 256 * 1024;
 
+/// The most rule files one rule folder (`.claude/rules`, with its
+/// sub-folders) contributes: 1,000. Real repositories have a few hundred
+/// rules at most; a folder of 10,000 generated ones would otherwise cost
+/// every touch a stat and a scope match of each. The files past the limit,
+/// in sorted order, are skipped with reason `too_many_rules`.
+pub const MAX_RULE_FILES_PER_FOLDER: usize = 1000;
+
 /// Discovers the rule files a touched path brings into scope.
 ///
 /// The engine is immutable and shareable; what a session has already seen
@@ -115,8 +122,9 @@ pub struct DiscoveryState {
     /// The user's rule folder (`~/.claude`, canonical), once the startup
     /// load has seen it: its scoped rules are judged on every touch too.
     pub(crate) user_tier: Option<Arc<str>>,
-    /// Parsed rule files, reused while their stamp holds.
-    parsed: HashMap<String, (Stamp, Arc<ParsedRule>)>,
+    /// Parsed rule files, and files rejected for good (invalid
+    /// frontmatter, too large, binary...), reused while their stamp holds.
+    parsed: HashMap<String, (Stamp, Result<Arc<ParsedRule>, Rejection>)>,
 }
 
 /// A loaded rule file and the stamp it was read at, as stored.
@@ -819,6 +827,22 @@ impl<'a> DirScan<'a> {
             &mut visited,
         );
         files.sort();
+        if files.len() > MAX_RULE_FILES_PER_FOLDER {
+            let over = files.len() - MAX_RULE_FILES_PER_FOLDER;
+            let first_left_out = self.engine.display(&files[MAX_RULE_FILES_PER_FOLDER]);
+            files.truncate(MAX_RULE_FILES_PER_FOLDER);
+            // One row for the lot: thousands of rows would bury the rest.
+            self.skip(
+                folder,
+                SkipReason::TooManyRules,
+                &format!(
+                    "this rule folder holds {} rule files, over the limit of \
+                     {MAX_RULE_FILES_PER_FOLDER}; the last {over} in sorted order (from \
+                     {first_left_out} on) are not read",
+                    over + MAX_RULE_FILES_PER_FOLDER,
+                ),
+            );
+        }
         for file in files {
             match fs::symlink_metadata(&file) {
                 Ok(meta) => self.judge(source, &file, meta),
@@ -924,7 +948,13 @@ impl<'a> DirScan<'a> {
                 });
                 continue;
             };
-            let is_dir = fs::metadata(&path).is_ok_and(|m| m.is_dir());
+            // The entry's type comes with the listing; only a link needs a
+            // stat to know what it points at.
+            let is_dir = match entry.file_type() {
+                Ok(kind) if kind.is_symlink() => fs::metadata(&path).is_ok_and(|m| m.is_dir()),
+                Ok(kind) => kind.is_dir(),
+                Err(_) => fs::metadata(&path).is_ok_and(|m| m.is_dir()),
+            };
             if is_dir {
                 if recursive {
                     self.list_rule_dir(&path, suffix, recursive, files, visited);
@@ -989,19 +1019,30 @@ impl<'a> DirScan<'a> {
             );
         }
 
-        let parsed = match self.state.parsed.get(real.as_str()) {
-            Some((cached, parsed)) if *cached == stamp => Arc::clone(parsed),
-            _ => match read_rule(&real, &meta, source, self.engine.max_rule_bytes) {
-                Ok(parsed) => {
+        let cached = match self.state.parsed.get(real.as_str()) {
+            Some((cached, parsed)) if *cached == stamp => parsed.clone(),
+            _ => {
+                let parsed = read_rule(&real, &meta, source, self.engine.max_rule_bytes);
+                // A passing failure is not remembered: the next touch reads
+                // the file again. Anything else is kept until the file
+                // changes, so a broken rule costs one parse, not one per touch.
+                if !matches!(&parsed, Err(rejection) if rejection.transient) {
                     self.state
                         .parsed
-                        .insert(real.to_string(), (stamp, Arc::clone(&parsed)));
-                    parsed
+                        .insert(real.to_string(), (stamp, parsed.clone()));
                 }
-                Err(Rejection { reason, detail }) => {
-                    return self.skip(candidate, reason, &detail);
+                parsed
+            }
+        };
+        let parsed = match cached {
+            Ok(parsed) => parsed,
+            Err(rejection) => {
+                if rejection.transient {
+                    // The directory must be judged again next time.
+                    self.complete = false;
                 }
-            },
+                return self.skip(candidate, rejection.reason, &rejection.detail);
+            }
         };
 
         let (attribution, scope, detail) = match &parsed.scope {

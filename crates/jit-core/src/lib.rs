@@ -62,7 +62,10 @@ mod startup_signals;
 mod stats;
 
 pub use audit::{AuditProblem, AuditReport, audit};
-pub use engine::{DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, ToolCallDiscovery};
+pub use engine::{
+    DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER,
+    ToolCallDiscovery,
+};
 pub use error::{Error, ErrorKind};
 pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339};
 pub use frontmatter::{Frontmatter, Patterns};

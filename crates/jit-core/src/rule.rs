@@ -85,6 +85,10 @@ pub enum SkipReason {
     /// The rule does not fit the session's byte budget for rule blocks: only
     /// a summary (its headings and a note on what was cut) was injected.
     TooLargeForBudget,
+    /// The rule folder holds more rule files than
+    /// [`MAX_RULE_FILES_PER_FOLDER`](crate::MAX_RULE_FILES_PER_FOLDER): the
+    /// ones past the limit, in sorted order, are not read.
+    TooManyRules,
 }
 
 impl SkipReason {
@@ -101,6 +105,7 @@ impl SkipReason {
             SkipReason::Binary => "binary",
             SkipReason::ManualOnly => "manual_only",
             SkipReason::TooLargeForBudget => "too_large_for_budget",
+            SkipReason::TooManyRules => "too_many_rules",
         }
     }
 }
@@ -211,10 +216,14 @@ pub(crate) enum RuleScope {
 }
 
 /// A rule file that cannot be used, with the reason and detail to record.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Rejection {
     pub(crate) reason: SkipReason,
     pub(crate) detail: String,
+    /// The failure may pass (an I/O error: permissions, too many open
+    /// files): the file is tried again on the next touch instead of being
+    /// remembered as rejected.
+    pub(crate) transient: bool,
 }
 
 impl Rejection {
@@ -222,6 +231,7 @@ impl Rejection {
         Rejection {
             reason,
             detail: detail.into(),
+            transient: false,
         }
     }
 }
@@ -248,10 +258,14 @@ pub(crate) fn read_rule(
     let read = crate::open::open_regular(path.as_std_path())
         .and_then(|(file, _)| file.take(max_bytes + 1).read_to_end(&mut bytes));
     if let Err(err) = read {
-        return Err(Rejection::new(
-            SkipReason::Unreadable,
-            format!("cannot read {path}: {err}"),
-        ));
+        // A file that is not a regular file stays so until its stamp
+        // changes; any other I/O error may pass (a `chmod` does not change
+        // the stamp), so it is tried again on the next touch.
+        let permanent = err.kind() == std::io::ErrorKind::InvalidInput;
+        return Err(Rejection {
+            transient: !permanent,
+            ..Rejection::new(SkipReason::Unreadable, format!("cannot read {path}: {err}"))
+        });
     }
     if bytes.len() as u64 > max_bytes {
         return Err(Rejection::new(

@@ -1,0 +1,242 @@
+//! The engine under hostile trees: FIFOs where rule files should be, failures that must be retried, rejections that must be cached, rule folders too large to read whole.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use jit_core::{DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER, SkipReason};
+
+fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Utf8PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().join("proj")).unwrap();
+    fs::create_dir_all(&root).unwrap();
+    for (path, text) in files {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    (dir, root)
+}
+
+fn mkfifo(path: &Utf8Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+fn reasons(engine: &Engine, state: &mut DiscoveryState, path: &str) -> Vec<(String, SkipReason)> {
+    let found = engine.discover(state, Utf8Path::new(path), engine.root());
+    found
+        .skipped
+        .into_iter()
+        .map(|s| (s.file, s.reason))
+        .collect()
+}
+
+#[test]
+fn a_fifo_rule_file_is_skipped_without_blocking() {
+    let (_dir, root) = tree(&[("src/a.ts", "")]);
+    mkfifo(&root.join("src/CLAUDE.md"));
+    fs::create_dir_all(root.join(".claude/rules")).unwrap();
+    mkfifo(&root.join(".claude/rules/x.md"));
+    let engine = Engine::new(&root).unwrap();
+    let mut state = DiscoveryState::default();
+    let skipped = reasons(&engine, &mut state, "src/a.ts");
+    assert_eq!(
+        skipped,
+        [
+            (".claude/rules/x.md".to_owned(), SkipReason::Unreadable),
+            ("src/CLAUDE.md".to_owned(), SkipReason::Unreadable)
+        ]
+    );
+}
+
+#[test]
+fn a_rule_swapped_for_a_fifo_between_touches_never_blocks() {
+    let (_dir, root) = tree(&[("src/CLAUDE.md", "v1\n"), ("src/a.ts", "")]);
+    let engine = Engine::new(&root).unwrap();
+    let mut state = DiscoveryState::default();
+    let found = engine.discover(&mut state, "src/a.ts".into(), engine.root());
+    assert_eq!(found.loaded.len(), 1);
+    // Swapped for a FIFO: the next touch judges it on the open descriptor.
+    fs::remove_file(root.join("src/CLAUDE.md")).unwrap();
+    mkfifo(&root.join("src/CLAUDE.md"));
+    let skipped = reasons(&engine, &mut state, "src/b.ts");
+    assert_eq!(
+        skipped,
+        [("src/CLAUDE.md".to_owned(), SkipReason::Unreadable)]
+    );
+}
+
+#[test]
+fn a_broken_rule_is_parsed_once_while_unchanged() {
+    // A scope miss keeps the root unscanned, so every touch walks past the
+    // broken rule again: its rejection must come from the cache.
+    let (_dir, root) = tree(&[
+        (
+            ".claude/rules/broken.md",
+            "---\npaths: [\"unclosed\n---\nbody\n",
+        ),
+        (".claude/rules/py.md", "---\npaths: \"**/*.py\"\n---\npy\n"),
+    ]);
+    let engine = Engine::new(&root).unwrap();
+    let mut state = DiscoveryState::default();
+    let first = reasons(&engine, &mut state, "a.ts");
+    assert!(first.contains(&(
+        ".claude/rules/broken.md".to_owned(),
+        SkipReason::InvalidFrontmatter
+    )));
+    // The cache shows when the file's text changes but its stamp does not
+    // (same length, same mtime): the old verdict stands.
+    let path = root.join(".claude/rules/broken.md");
+    let mtime = fs::metadata(&path).unwrap().modified().unwrap();
+    let text = fs::read_to_string(&path).unwrap();
+    let fixed = text.replace("unclosed", "src/**\"]");
+    assert_eq!(fixed.len(), text.len());
+    fs::write(&path, fixed).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let second = reasons(&engine, &mut state, "b.ts");
+    assert!(
+        second.contains(&(
+            ".claude/rules/broken.md".to_owned(),
+            SkipReason::InvalidFrontmatter
+        )),
+        "the rejection is remembered while the stamp holds: {second:?}"
+    );
+    // A real change (another stamp) is judged afresh.
+    fs::write(&path, "---\npaths: [\"src/**\"]\n---\nfixed\n").unwrap();
+    let third = engine.discover(&mut state, "src/c.ts".into(), engine.root());
+    assert_eq!(third.loaded[0].file, ".claude/rules/broken.md");
+}
+
+#[test]
+fn a_rule_folder_past_the_limit_is_cut_with_one_visible_reason() {
+    let (_dir, root) = tree(&[("src/a.ts", "")]);
+    let rules = root.join(".claude/rules");
+    fs::create_dir_all(&rules).unwrap();
+    let total = MAX_RULE_FILES_PER_FOLDER + 5;
+    for i in 0..total {
+        fs::write(
+            rules.join(format!("r{i:05}.md")),
+            format!("---\npaths: \"never/{i}/**\"\n---\nrule {i}\n"),
+        )
+        .unwrap();
+    }
+    let engine = Engine::new(&root).unwrap();
+    let mut state = DiscoveryState::default();
+    let found = engine.discover(&mut state, "src/a.ts".into(), engine.root());
+    let too_many: Vec<_> = found
+        .skipped
+        .iter()
+        .filter(|s| s.reason == SkipReason::TooManyRules)
+        .collect();
+    assert_eq!(too_many.len(), 1, "one row for the lot");
+    assert_eq!(too_many[0].file, ".claude/rules");
+    assert!(
+        too_many[0]
+            .detail
+            .contains(&format!("holds {total} rule files"))
+            && too_many[0]
+                .detail
+                .contains("the last 5 in sorted order (from .claude/rules/r01000.md on)"),
+        "{}",
+        too_many[0].detail
+    );
+    // Exactly the limit is judged: every other row is a scope miss.
+    let judged = found
+        .skipped
+        .iter()
+        .filter(|s| s.reason == SkipReason::ScopeMiss)
+        .count();
+    assert_eq!(judged, MAX_RULE_FILES_PER_FOLDER);
+}
+
+#[test]
+fn a_rule_folder_at_the_limit_is_read_whole() {
+    let (_dir, root) = tree(&[("src/a.ts", "")]);
+    let rules = root.join(".claude/rules");
+    fs::create_dir_all(&rules).unwrap();
+    for i in 0..MAX_RULE_FILES_PER_FOLDER {
+        fs::write(
+            rules.join(format!("r{i:05}.md")),
+            "---\npaths: \"x/**\"\n---\nr\n",
+        )
+        .unwrap();
+    }
+    let engine = Engine::new(&root).unwrap();
+    let found = engine.discover(
+        &mut DiscoveryState::default(),
+        "src/a.ts".into(),
+        engine.root(),
+    );
+    assert!(
+        found
+            .skipped
+            .iter()
+            .all(|s| s.reason == SkipReason::ScopeMiss)
+    );
+    assert_eq!(found.skipped.len(), MAX_RULE_FILES_PER_FOLDER);
+}
+
+/// The effective user id, without unsafe code: the owner of `/proc/self`.
+fn euid() -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata("/proc/self").ok().map(|m| m.uid())
+}
+
+/// Runs one test of this binary as the unprivileged user `nobody`, for
+/// checks that root's right to read anything would defeat. Returns false
+/// (the caller says why it skipped) when that cannot be done here.
+fn rerun_as_nobody(test: &str) -> bool {
+    let Ok(exe) = std::env::current_exe() else {
+        return false;
+    };
+    let Ok(status) = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(&exe)
+        .args(["--exact", test, "--test-threads=1"])
+        .env("JIT_TEST_UNPRIVILEGED", "1")
+        .env("TMPDIR", "/tmp")
+        .status()
+    else {
+        return false;
+    };
+    assert!(status.success(), "{test} failed as nobody");
+    true
+}
+
+#[test]
+fn an_unreadable_rule_is_tried_again_on_the_next_touch() {
+    if euid() == Some(0) && std::env::var_os("JIT_TEST_UNPRIVILEGED").is_none() {
+        if !rerun_as_nobody("hostile::an_unreadable_rule_is_tried_again_on_the_next_touch") {
+            eprintln!(
+                "skipped: running as root, which reads any file, and setpriv is not available"
+            );
+        }
+        return;
+    }
+    let (_dir, root) = tree(&[("src/CLAUDE.md", "src rules\n"), ("src/a.ts", "")]);
+    let rule = root.join("src/CLAUDE.md");
+    set_mode(&rule, 0o000);
+    let engine = Engine::new(&root).unwrap();
+    let mut state = DiscoveryState::default();
+    let skipped = reasons(&engine, &mut state, "src/a.ts");
+    assert_eq!(
+        skipped,
+        [("src/CLAUDE.md".to_owned(), SkipReason::Unreadable)]
+    );
+    // `chmod` changes neither size nor mtime: only a retry can see it.
+    set_mode(&rule, 0o644);
+    let found = engine.discover(&mut state, "src/b.ts".into(), engine.root());
+    assert_eq!(found.loaded[0].file, "src/CLAUDE.md");
+}
+
+fn set_mode(path: &Utf8Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(Path::new(path.as_str()), fs::Permissions::from_mode(mode)).unwrap();
+}
