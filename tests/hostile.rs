@@ -240,3 +240,94 @@ fn set_mode(path: &Utf8Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(Path::new(path.as_str()), fs::Permissions::from_mode(mode)).unwrap();
 }
+
+/// A change source that never answers in time.
+struct Stalls;
+
+impl jit_core::ChangeSource for Stalls {
+    fn changed_files(
+        &self,
+        _root: &Utf8Path,
+    ) -> Result<jit_core::ChangeSet, Box<dyn std::error::Error + Send + Sync>> {
+        std::thread::sleep(std::time::Duration::from_secs(30));
+        Ok(jit_core::ChangeSet::default())
+    }
+}
+
+/// A change source that fails.
+struct Fails;
+
+impl jit_core::ChangeSource for Fails {
+    fn changed_files(
+        &self,
+        _root: &Utf8Path,
+    ) -> Result<jit_core::ChangeSet, Box<dyn std::error::Error + Send + Sync>> {
+        Err("index is corrupt".into())
+    }
+}
+
+fn startup_with(
+    root: &Utf8Path,
+    source: std::sync::Arc<dyn jit_core::ChangeSource>,
+    deadline_ms: u64,
+) -> jit_core::StartupReport {
+    let engine = Engine::new(root).unwrap();
+    let options = jit_core::StartupOptions::new(root.join("src"))
+        .with_managed(None)
+        .with_changes(source)
+        .with_change_deadline(std::time::Duration::from_millis(deadline_ms));
+    engine.startup(&mut DiscoveryState::default(), &options)
+}
+
+#[test]
+fn a_change_source_past_its_deadline_falls_back_to_the_cwd_marker() {
+    let (_dir, root) = tree(&[("src/a.ts", "")]);
+    let report = startup_with(&root, std::sync::Arc::new(Stalls), 50);
+    assert_eq!(report.signals, ["src/"]);
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.contains("git_timeout: no answer within 50 ms")),
+        "{:?}",
+        report.diagnostics
+    );
+    let report = startup_with(&root, std::sync::Arc::new(Fails), 1000);
+    assert_eq!(report.signals, ["src/"]);
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.contains("git_error: index is corrupt")),
+        "{:?}",
+        report.diagnostics
+    );
+}
+
+#[test]
+fn git_internals_that_are_fifos_never_hang_startup() {
+    for planted in ["HEAD", "index", "config"] {
+        let (_dir, root) = tree(&[("src/a.ts", "")]);
+        let status = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let target = root.join(".git").join(planted);
+        let _ = fs::remove_file(&target);
+        mkfifo(&target);
+        let report = startup_with(&root, std::sync::Arc::new(jit_git::GitChanges::new()), 300);
+        assert_eq!(report.signals, ["src/"], "{planted}");
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.contains("git_timeout") || d.contains("git_error")),
+            "{planted}: {:?}",
+            report.diagnostics
+        );
+    }
+}

@@ -88,7 +88,7 @@ pub use session::{
 };
 pub use signals::{ChangeSet, ChangeSource};
 pub use source::{AgentsSource, ClaudeSource, GeminiSource, RuleDir, RuleSource, ScopeSpec};
-pub use startup::{StartupOptions, StartupReport, default_managed_path};
+pub use startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport, default_managed_path};
 pub use startup_signals::{Signals, startup_signals};
 pub use stats::{DebtRow, FileStats, Percentiles, Stats, StatsOptions};
 

@@ -1,8 +1,8 @@
 //! The startup load: managed, user and project rules that must be there before any tool runs.
 
 use std::fs;
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
@@ -11,7 +11,7 @@ use crate::engine::{DirScan, Discovery, DiscoveryState, Engine, Level};
 use crate::paths::normalize;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
 use crate::scope::SignalMatcher;
-use crate::signals::ChangeSource;
+use crate::signals::{ChangeSet, ChangeSource};
 use crate::startup_signals::startup_signals;
 
 /// The managed (administrator) rule file of this platform, if it has one.
@@ -48,7 +48,17 @@ pub struct StartupOptions {
     /// Where changed files come from (git, through `jit-git`); `None` means
     /// the cwd marker is the only signal.
     pub changes: Option<Arc<dyn ChangeSource>>,
+    /// How long the change source may take (default
+    /// [`DEFAULT_CHANGE_DEADLINE`]). Past it the startup load goes on with
+    /// the cwd marker only, and says so (`git_timeout`).
+    pub change_deadline: Duration,
 }
+
+/// How long the startup load waits for changed files: 2 s. A status of a
+/// 100,000-file repository takes a fraction of that; a `.git/HEAD` or index
+/// that is a FIFO, or a hung network filesystem, would otherwise stall the
+/// session start for good.
+pub const DEFAULT_CHANGE_DEADLINE: Duration = Duration::from_secs(2);
 
 impl std::fmt::Debug for StartupOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,6 +67,7 @@ impl std::fmt::Debug for StartupOptions {
             .field("home", &self.home)
             .field("managed", &self.managed)
             .field("changes", &self.changes.as_ref().map(|_| "<change source>"))
+            .field("change_deadline", &self.change_deadline)
             .finish()
     }
 }
@@ -70,7 +81,14 @@ impl StartupOptions {
             home: None,
             managed: default_managed_path(),
             changes: None,
+            change_deadline: DEFAULT_CHANGE_DEADLINE,
         }
+    }
+
+    /// Sets how long the change source may take.
+    pub fn with_change_deadline(mut self, deadline: Duration) -> Self {
+        self.change_deadline = deadline;
+        self
     }
 
     /// Sets the home directory (`$HOME`) for user rules.
@@ -138,7 +156,15 @@ impl Engine {
         } else {
             normalize(&self.root().join(&options.cwd))
         };
-        let computed = startup_signals(self.root(), &cwd, options.changes.as_deref());
+        let bounded = options.changes.as_ref().map(|inner| WithDeadline {
+            inner: Arc::clone(inner),
+            deadline: options.change_deadline,
+        });
+        let computed = startup_signals(
+            self.root(),
+            &cwd,
+            bounded.as_ref().map(|b| b as &dyn ChangeSource),
+        );
         report.signals = computed.signals;
         report.diagnostics.extend(computed.fallback_reason);
         report.diagnostics.extend(computed.diagnostics);
@@ -195,6 +221,52 @@ impl Engine {
         report.skipped = out.skipped;
         report.elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         report
+    }
+}
+
+/// A change source that answers within a deadline or not at all: the
+/// inner source runs on its own thread, and past the deadline the answer is
+/// a `git_timeout` error (the thread is left to finish or stay blocked on
+/// its own; the session does not wait for it). Any error of the inner
+/// source is a `git_error`.
+struct WithDeadline {
+    inner: Arc<dyn ChangeSource>,
+    deadline: Duration,
+}
+
+impl ChangeSource for WithDeadline {
+    fn changed_files(
+        &self,
+        root: &Utf8Path,
+    ) -> Result<ChangeSet, Box<dyn std::error::Error + Send + Sync>> {
+        let (send, receive) = mpsc::channel();
+        let inner = Arc::clone(&self.inner);
+        let root_owned = root.to_owned();
+        let spawned = std::thread::Builder::new()
+            .name("jit-change-source".to_owned())
+            .spawn(move || {
+                let answer = inner
+                    .changed_files(&root_owned)
+                    .map_err(|err| err.to_string());
+                // The receiver may have given up; nothing to do then.
+                let _ = send.send(answer);
+            });
+        if let Err(err) = spawned {
+            return Err(format!("git_error: cannot start the change source: {err}").into());
+        }
+        match receive.recv_timeout(self.deadline) {
+            Ok(Ok(changes)) => Ok(changes),
+            Ok(Err(err)) => Err(format!("git_error: {err}").into()),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(format!(
+                "git_timeout: no answer within {} ms (a named pipe in .git, or a hung \
+                 filesystem?)",
+                self.deadline.as_millis()
+            )
+            .into()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Err("git_error: the change source stopped without an answer".into())
+            }
+        }
     }
 }
 
