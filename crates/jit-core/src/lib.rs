@@ -90,7 +90,9 @@ pub use signals::{ChangeSet, ChangeSource};
 pub use source::{AgentsSource, ClaudeSource, GeminiSource, RuleDir, RuleSource, ScopeSpec};
 pub use startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport, default_managed_path};
 pub use startup_signals::{Signals, startup_signals};
-pub use stats::{DebtRow, FileStats, Percentiles, Stats, StatsOptions};
+pub use stats::{
+    DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,
+};
 
 /// Re-exported so plug-in crates can `jit_core::inventory::submit!` without
 /// naming the dependency themselves.

@@ -1,10 +1,11 @@
 //! Statistics over event logs: hit rate, waste, resident bytes, latency, distributions, leaderboard, context debt.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::events::{EVENT_SCHEMA, Event, EventKind};
+use crate::events::{EVENT_SCHEMA, EventKind};
 use crate::manifest::{DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES};
 
 /// Thresholds of the statistics.
@@ -120,7 +121,25 @@ pub struct Stats {
     /// Large blocks still resident at a session's last step, long after
     /// their last relevance; largest first.
     pub debt: Vec<DebtRow>,
+    /// Events of sessions past [`STATS_MAX_TRACKED`]: counted in the totals,
+    /// not in the per-session and per-file sections.
+    pub untracked_events: u64,
+    /// The memory limits these logs reached, in words (empty for any real
+    /// log): which sections are then approximate or incomplete.
+    pub limits_hit: Vec<String>,
 }
+
+/// The most distinct sessions and rule files the statistics track. Real
+/// logs have a few sessions and a few dozen rule files; a hostile log with
+/// millions of distinct names would otherwise hold them all in memory.
+/// Past either limit, new names are counted in totals but not tracked one
+/// by one, and `limits_hit` says so.
+pub const STATS_MAX_TRACKED: usize = 100_000;
+
+/// How many distinct values a distribution keeps exactly before it
+/// switches to buckets of under 1% relative width (memory stays bounded for
+/// any log size; `limits_hit` says when it happened).
+const EXACT_VALUES: usize = 65_536;
 
 #[derive(Debug, Default)]
 struct Resident {
@@ -135,78 +154,237 @@ struct SessionReplay {
     resident: BTreeMap<String, Resident>,
 }
 
-impl Stats {
-    /// Statistics over the lines of one or more event logs, in the order
-    /// they were written. Lines that are not events of [`EVENT_SCHEMA`] are
-    /// counted in `skipped_lines` and otherwise ignored.
-    pub fn from_lines<'a>(
-        lines: impl IntoIterator<Item = &'a str>,
-        options: StatsOptions,
-    ) -> Stats {
-        let mut stats = Stats::default();
-        let mut resident = Vec::new();
-        let mut latency = Vec::new();
-        let mut files: HashMap<String, FileStats> = HashMap::new();
-        let mut sessions: BTreeMap<String, SessionReplay> = BTreeMap::new();
+/// A distribution of `u64` values in bounded memory: exact counts per
+/// value, or per bucket of under 1% relative width once there are too many
+/// distinct values.
+#[derive(Debug, Default)]
+struct Distribution {
+    counts: BTreeMap<u64, u64>,
+    total: u64,
+    max: u64,
+    coarse: bool,
+}
 
-        for line in lines {
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
+impl Distribution {
+    fn push(&mut self, value: u64) {
+        self.total += 1;
+        self.max = self.max.max(value);
+        let key = if self.coarse { bucket(value) } else { value };
+        *self.counts.entry(key).or_default() += 1;
+        if !self.coarse && self.counts.len() > EXACT_VALUES {
+            self.coarse = true;
+            let exact = std::mem::take(&mut self.counts);
+            for (value, count) in exact {
+                *self.counts.entry(bucket(value)).or_default() += count;
             }
-            stats.lines += 1;
-            let Some(event) = parse(line) else {
-                stats.skipped_lines += 1;
-                continue;
-            };
-            resident.push(event.resident_bytes);
-            let is_discovery = event.kind == EventKind::Discovery;
+        }
+    }
+
+    /// Nearest-rank percentiles (the maximum is always exact).
+    fn percentiles(&self) -> Percentiles {
+        if self.total == 0 {
+            return Percentiles::default();
+        }
+        let rank = |p: u64| {
+            let wanted = (p * self.total).div_ceil(100).max(1);
+            let mut seen = 0;
+            for (value, count) in &self.counts {
+                seen += count;
+                if seen >= wanted {
+                    return (*value).min(self.max);
+                }
+            }
+            self.max
+        };
+        Percentiles {
+            p50: rank(50),
+            p95: rank(95),
+            max: self.max,
+        }
+    }
+}
+
+/// The bucket of `value`: its 8 leading significant bits kept, the rest
+/// zeroed (relative width under 1%).
+fn bucket(value: u64) -> u64 {
+    let bits = 64 - value.leading_zeros();
+    if bits <= 8 {
+        value
+    } else {
+        let shift = bits - 8;
+        (value >> shift) << shift
+    }
+}
+
+/// One event line, parsed for the statistics only: the same fields are
+/// required as for an [`Event`](crate::Event) (a line missing one is not an
+/// event), but text is borrowed from the line where it can be.
+#[derive(Deserialize)]
+struct LineEvent<'a> {
+    schema: u32,
+    kind: EventKind,
+    #[serde(rename = "ts", borrow)]
+    _ts: Cow<'a, str>,
+    #[serde(borrow)]
+    session: Cow<'a, str>,
+    #[serde(borrow)]
+    channel: Cow<'a, str>,
+    step: u64,
+    #[serde(rename = "trigger", borrow)]
+    _trigger: Cow<'a, str>,
+    #[serde(borrow)]
+    candidates: Vec<LineCandidate<'a>>,
+    hit: bool,
+    bytes_injected: u64,
+    resident_bytes: u64,
+    #[serde(default, borrow)]
+    relevant: Vec<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    left: Vec<LineDeparture<'a>>,
+    elapsed_us: u64,
+}
+
+#[derive(Deserialize)]
+struct LineCandidate<'a> {
+    #[serde(borrow)]
+    file: Cow<'a, str>,
+    #[serde(borrow)]
+    decision: Cow<'a, str>,
+    #[serde(default, borrow)]
+    reason: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    attribution: Option<Cow<'a, str>>,
+    #[serde(default)]
+    bytes: u64,
+}
+
+#[derive(Deserialize)]
+struct LineDeparture<'a> {
+    #[serde(borrow)]
+    file: Cow<'a, str>,
+    #[serde(rename = "reason", borrow)]
+    _reason: Cow<'a, str>,
+}
+
+/// Statistics built one log line at a time, in bounded memory: feed it
+/// every line of the logs in the order they were written, then
+/// [`StatsBuilder::finish`].
+///
+/// ```
+/// use jit_core::{StatsBuilder, StatsOptions};
+/// let mut builder = StatsBuilder::new(StatsOptions::default());
+/// builder.push_line("not an event");
+/// assert_eq!(builder.finish().skipped_lines, 1);
+/// ```
+#[derive(Debug, Default)]
+pub struct StatsBuilder {
+    options: StatsOptions,
+    stats: Stats,
+    resident: Distribution,
+    latency: Distribution,
+    files: HashMap<String, FileStats>,
+    sessions: BTreeMap<String, SessionReplay>,
+}
+
+/// Whether one more name may be tracked in a map holding `len` already;
+/// records the limit the first time it is reached.
+fn may_track(limits: &mut Vec<String>, len: usize, what: &str) -> bool {
+    if len < STATS_MAX_TRACKED {
+        return true;
+    }
+    let note = format!("more than {STATS_MAX_TRACKED} {what}: the rest are not tracked one by one");
+    if !limits.contains(&note) {
+        limits.push(note);
+    }
+    false
+}
+
+impl StatsBuilder {
+    /// An empty builder.
+    pub fn new(options: StatsOptions) -> Self {
+        StatsBuilder {
+            options,
+            ..StatsBuilder::default()
+        }
+    }
+
+    /// Counts one line of a log: an event of [`EVENT_SCHEMA`], or a line
+    /// that is not (counted in `skipped_lines`). Blank lines are ignored.
+    pub fn push_line(&mut self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        self.stats.lines += 1;
+        match serde_json::from_str::<LineEvent<'_>>(line) {
+            Ok(event) if event.schema == EVENT_SCHEMA => self.push_event(&event),
+            _ => self.stats.skipped_lines += 1,
+        }
+    }
+
+    fn push_event(&mut self, event: &LineEvent<'_>) {
+        let stats = &mut self.stats;
+        self.resident.push(event.resident_bytes);
+        let is_discovery = event.kind == EventKind::Discovery;
+        if is_discovery {
+            stats.discoveries += 1;
+            stats.hits += u64::from(event.hit);
+            stats.bytes_injected = stats.bytes_injected.saturating_add(event.bytes_injected);
+            self.latency.push(event.elapsed_us);
+            *stats.channels.entry(event.channel.to_string()).or_default() += 1;
+        } else {
+            stats.startups += 1;
+        }
+
+        let session = event.session.as_ref();
+        if !self.sessions.contains_key(session)
+            && !may_track(&mut stats.limits_hit, self.sessions.len(), "sessions")
+        {
+            stats.untracked_events += 1;
+            return;
+        }
+        let replay = self.sessions.entry(session.to_owned()).or_default();
+        replay.last_step = replay.last_step.max(event.step);
+        for departure in &event.left {
+            replay.resident.remove(departure.file.as_ref());
+        }
+        for candidate in &event.candidates {
+            // A rule the agent loaded by itself is in its context, but
+            // nothing was injected for it.
+            let native = candidate.attribution.as_deref() == Some("native");
+            let injected = candidate.decision != "skipped" && !native;
             if is_discovery {
-                stats.discoveries += 1;
-                stats.hits += u64::from(event.hit);
-                stats.bytes_injected = stats.bytes_injected.saturating_add(event.bytes_injected);
-                latency.push(event.elapsed_us);
-                *stats.channels.entry(event.channel.clone()).or_default() += 1;
-            } else {
-                stats.startups += 1;
+                stats.candidates += 1;
+                if candidate.reason.as_deref() == Some("scope_miss") {
+                    stats.scope_skipped += 1;
+                }
+                let key = match (&candidate.reason, injected) {
+                    _ if native => "native".to_owned(),
+                    (Some(reason), false) => format!("skipped:{reason}"),
+                    _ => candidate.decision.to_string(),
+                };
+                *stats.decisions.entry(key).or_default() += 1;
             }
-
-            let replay = sessions.entry(event.session.clone()).or_default();
-            replay.last_step = replay.last_step.max(event.step);
-            for departure in &event.left {
-                replay.resident.remove(&departure.file);
+            // A rule left out for the budget without even a pointer
+            // (`too_large_for_budget`, 0 bytes) put nothing in.
+            if !injected || (candidate.decision == "too_large_for_budget" && candidate.bytes == 0) {
+                continue;
             }
-            for candidate in &event.candidates {
-                // A rule the agent loaded by itself is in its context, but
-                // nothing was injected for it.
-                let native = candidate.attribution.as_deref() == Some("native");
-                let injected = candidate.decision != "skipped" && !native;
-                if is_discovery {
-                    stats.candidates += 1;
-                    if candidate.reason.as_deref() == Some("scope_miss") {
-                        stats.scope_skipped += 1;
-                    }
-                    let key = match (&candidate.reason, injected) {
-                        _ if native => "native".to_owned(),
-                        (Some(reason), false) => format!("skipped:{reason}"),
-                        _ => candidate.decision.clone(),
-                    };
-                    *stats.decisions.entry(key).or_default() += 1;
-                }
-                // A rule left out for the budget without even a pointer
-                // (`too_large_for_budget`, 0 bytes) put nothing in.
-                if !injected
-                    || (candidate.decision == "too_large_for_budget" && candidate.bytes == 0)
-                {
-                    continue;
-                }
-                if let Some(attribution) = &candidate.attribution {
-                    *stats.attribution.entry(attribution.clone()).or_default() += 1;
-                }
-                let file = files
-                    .entry(candidate.file.clone())
+            if let Some(attribution) = &candidate.attribution {
+                *stats
+                    .attribution
+                    .entry(attribution.to_string())
+                    .or_default() += 1;
+            }
+            let file_name = candidate.file.as_ref();
+            if self.files.contains_key(file_name)
+                || may_track(&mut stats.limits_hit, self.files.len(), "rule files")
+            {
+                let file = self
+                    .files
+                    .entry(file_name.to_owned())
                     .or_insert_with(|| FileStats {
-                        file: candidate.file.clone(),
+                        file: file_name.to_owned(),
                         injections: 0,
                         bytes: 0,
                         max_bytes: 0,
@@ -214,13 +392,21 @@ impl Stats {
                 file.injections += 1;
                 file.bytes = file.bytes.saturating_add(candidate.bytes);
                 file.max_bytes = file.max_bytes.max(candidate.bytes);
-                // An imported file has no block of its own: its text is in
-                // the importing rule's block, which is resident instead.
-                if candidate.attribution.as_deref() == Some("include") {
-                    continue;
-                }
+            }
+            // An imported file has no block of its own: its text is in
+            // the importing rule's block, which is resident instead.
+            if candidate.attribution.as_deref() == Some("include") {
+                continue;
+            }
+            if replay.resident.contains_key(file_name)
+                || may_track(
+                    &mut stats.limits_hit,
+                    replay.resident.len(),
+                    "resident blocks in one session",
+                )
+            {
                 replay.resident.insert(
-                    candidate.file.clone(),
+                    file_name.to_owned(),
                     Resident {
                         bytes: candidate.bytes,
                         introduced: event.step,
@@ -228,19 +414,38 @@ impl Stats {
                     },
                 );
             }
-            for file in &event.relevant {
-                if let Some(block) = replay.resident.get_mut(file) {
-                    block.last_relevant = event.step;
-                }
+        }
+        for file in &event.relevant {
+            if let Some(block) = replay.resident.get_mut(file.as_ref()) {
+                block.last_relevant = event.step;
             }
         }
+    }
 
+    /// The statistics of every line pushed.
+    pub fn finish(self) -> Stats {
+        let StatsBuilder {
+            options,
+            mut stats,
+            resident,
+            latency,
+            files,
+            sessions,
+        } = self;
+        for (what, distribution) in [("resident byte", &resident), ("latency", &latency)] {
+            if distribution.coarse {
+                stats.limits_hit.push(format!(
+                    "more than {EXACT_VALUES} distinct {what} values: their percentiles are \
+                     within 1% (the maximum is exact)"
+                ));
+            }
+        }
         stats.sessions = sessions.len() as u64;
         stats.hit_rate = ratio(stats.hits, stats.discoveries);
         stats.avg_injected_bytes = ratio(stats.bytes_injected, stats.hits);
         stats.waste_rate = ratio(stats.scope_skipped, stats.candidates);
-        stats.resident_bytes = percentiles(resident);
-        stats.latency_us = percentiles(latency);
+        stats.resident_bytes = resident.percentiles();
+        stats.latency_us = latency.percentiles();
         let mut by_file: Vec<FileStats> = files.into_values().collect();
         by_file.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.file.cmp(&b.file)));
         stats.by_file = by_file;
@@ -269,13 +474,21 @@ impl Stats {
     }
 }
 
-/// One event of this schema, or `None` for anything else.
-fn parse(line: &str) -> Option<Event> {
-    let value: serde_json::Value = serde_json::from_str(line).ok()?;
-    if value.get("schema")?.as_u64()? != u64::from(EVENT_SCHEMA) {
-        return None;
+impl Stats {
+    /// Statistics over the lines of one or more event logs, in the order
+    /// they were written. Lines that are not events of [`EVENT_SCHEMA`] are
+    /// counted in `skipped_lines` and otherwise ignored. For logs too large
+    /// to hold in memory, feed a [`StatsBuilder`] line by line instead.
+    pub fn from_lines<'a>(
+        lines: impl IntoIterator<Item = &'a str>,
+        options: StatsOptions,
+    ) -> Stats {
+        let mut builder = StatsBuilder::new(options);
+        for line in lines {
+            builder.push_line(line);
+        }
+        builder.finish()
     }
-    serde_json::from_value(value).ok()
 }
 
 #[expect(
@@ -290,35 +503,65 @@ fn ratio(num: u64, den: u64) -> f64 {
     }
 }
 
-/// Nearest-rank percentiles.
-fn percentiles(mut values: Vec<u64>) -> Percentiles {
-    if values.is_empty() {
-        return Percentiles::default();
-    }
-    values.sort_unstable();
-    let rank = |p: usize| {
-        let n = values.len();
-        let index = (p * n).div_ceil(100).saturating_sub(1);
-        values.get(index.min(n - 1)).copied().unwrap_or(0)
-    };
-    Percentiles {
-        p50: rank(50),
-        p95: rank(95),
-        max: values.last().copied().unwrap_or(0),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn percentiles(values: impl IntoIterator<Item = u64>) -> Percentiles {
+        let mut distribution = Distribution::default();
+        for value in values {
+            distribution.push(value);
+        }
+        distribution.percentiles()
+    }
+
     #[test]
     fn nearest_rank_percentiles() {
-        let p = percentiles((1..=20).collect());
+        let p = percentiles(1..=20);
         assert_eq!((p.p50, p.p95, p.max), (10, 19, 20));
-        let p = percentiles(vec![7]);
+        let p = percentiles([7]);
         assert_eq!((p.p50, p.p95, p.max), (7, 7, 7));
-        assert_eq!(percentiles(Vec::new()), Percentiles::default());
+        assert_eq!(percentiles([]), Percentiles::default());
+        let p = percentiles([5, 1, 5, 3]);
+        assert_eq!((p.p50, p.p95, p.max), (3, 5, 5));
+    }
+
+    #[test]
+    fn a_distribution_past_its_exact_limit_stays_within_one_percent() {
+        let mut distribution = Distribution::default();
+        let n = EXACT_VALUES as u64 * 2;
+        for value in 1..=n {
+            distribution.push(value * 1000);
+        }
+        assert!(distribution.coarse);
+        assert!(
+            distribution.counts.len() <= 64 * 256,
+            "{}",
+            distribution.counts.len()
+        );
+        let p = distribution.percentiles();
+        assert_eq!(p.max, n * 1000);
+        let exact_p50 = n / 2 * 1000;
+        let error = exact_p50.abs_diff(p.p50) as f64 / exact_p50 as f64;
+        assert!(error < 0.01, "{} vs {exact_p50}", p.p50);
+        // Up to the limit, values are exact.
+        let mut small = Distribution::default();
+        for value in 0..EXACT_VALUES as u64 {
+            small.push(value);
+        }
+        assert!(!small.coarse);
+        small.push(EXACT_VALUES as u64);
+        assert!(small.coarse);
+    }
+
+    #[test]
+    fn buckets_keep_eight_significant_bits() {
+        assert_eq!(bucket(0), 0);
+        assert_eq!(bucket(255), 255);
+        assert_eq!(bucket(256), 256);
+        assert_eq!(bucket(257), 256);
+        assert_eq!(bucket(511), 510);
+        assert_eq!(bucket(u64::MAX), 0xff00_0000_0000_0000);
     }
 
     #[test]

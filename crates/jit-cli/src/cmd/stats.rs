@@ -1,12 +1,12 @@
 //! `jit stats`: hit rate, waste, resident bytes, latency, distributions and leaderboards over event logs.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use jit_core::{Stats, StatsOptions};
+use jit_core::{Stats, StatsBuilder, StatsOptions};
 
 /// Arguments of `jit stats`.
 #[derive(Debug, clap::Args)]
@@ -33,20 +33,23 @@ pub struct Args {
 
 /// Runs `jit stats`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut text = String::new();
-    for file in &args.files {
-        let bytes =
-            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        // A line that is not UTF-8 is foreign: it fails to parse and is
-        // counted as skipped, like any other foreign line.
-        text.push_str(&String::from_utf8_lossy(&bytes));
-        text.push('\n');
-    }
     let options = StatsOptions {
         debt_min_bytes: args.debt_min_bytes,
         debt_idle_steps: args.debt_idle_steps,
     };
-    let stats = Stats::from_lines(text.lines(), options);
+    // Logs are read line by line: memory stays bounded whatever their size.
+    let mut builder = StatsBuilder::new(options);
+    for file in &args.files {
+        let reader =
+            std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+        for_each_line(BufReader::new(reader), MAX_LINE_BYTES, |line| {
+            // A line that is not UTF-8 is foreign: it fails to parse and is
+            // counted as skipped, like any other foreign line.
+            builder.push_line(&String::from_utf8_lossy(line));
+        })
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    }
+    let stats = builder.finish();
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer(&mut out, &stats)?;
@@ -55,6 +58,54 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         write_table(&mut out, &stats, &args)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The longest line taken as a possible event: far above any event jit
+/// writes. A longer line is passed on cut to this length, so it fails to
+/// parse and counts as skipped, without ever being held whole.
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Calls `f` with each line of `reader` (without its line break), at most
+/// `max` bytes of it.
+fn for_each_line(
+    mut reader: impl BufRead,
+    max: usize,
+    mut f: impl FnMut(&[u8]),
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let mut over = false;
+        let mut any = false;
+        loop {
+            let chunk = reader.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            any = true;
+            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => (at, true),
+                None => (chunk.len(), false),
+            };
+            let room = max.saturating_sub(line.len());
+            if take > room {
+                over = true;
+            }
+            line.extend_from_slice(&chunk[..take.min(room)]);
+            reader.consume(if done { take + 1 } else { take });
+            if done {
+                break;
+            }
+        }
+        if !any {
+            return Ok(());
+        }
+        if over {
+            // Cut: never an event, whatever it started with.
+            line.push(0);
+        }
+        f(&line);
+    }
 }
 
 fn write_table(out: &mut impl Write, stats: &Stats, args: &Args) -> std::io::Result<()> {
@@ -206,4 +257,29 @@ fn distribution(counts: &BTreeMap<String, u64>) -> String {
         .map(|(name, n)| format!("{name} × {n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &[u8], max: usize) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for_each_line(BufReader::with_capacity(3, text), max, |l| {
+            out.push(l.to_vec())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn lines_are_split_and_long_ones_cut() {
+        assert_eq!(lines(b"ab\ncd\n", 10), [b"ab".to_vec(), b"cd".to_vec()]);
+        assert_eq!(lines(b"ab\ncd", 10), [b"ab".to_vec(), b"cd".to_vec()]);
+        assert_eq!(lines(b"", 10), Vec::<Vec<u8>>::new());
+        assert_eq!(lines(b"\n\n", 10), [Vec::<u8>::new(), Vec::new()]);
+        // At the limit a line is whole; past it, cut and marked.
+        assert_eq!(lines(b"abcd\nx", 4), [b"abcd".to_vec(), b"x".to_vec()]);
+        assert_eq!(lines(b"abcdef\nx", 4), [b"abcd\0".to_vec(), b"x".to_vec()]);
+    }
 }

@@ -109,12 +109,14 @@ fn every_documented_key_is_present() {
             "hit_rate",
             "hits",
             "latency_us",
+            "limits_hit",
             "lines",
             "resident_bytes",
             "scope_skipped",
             "sessions",
             "skipped_lines",
             "startups",
+            "untracked_events",
             "waste_rate",
         ]
     );
