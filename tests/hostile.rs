@@ -331,3 +331,41 @@ fn git_internals_that_are_fifos_never_hang_startup() {
         );
     }
 }
+
+#[test]
+fn a_reported_path_with_a_nul_byte_is_skipped_by_reason() {
+    use jit_tools as _;
+    let registry = jit_core::Registry::from_inventory();
+    for (tool, input) in [
+        ("read", serde_json::json!({"file_path": "a\u{0}b"})),
+        (
+            "read_many",
+            serde_json::json!({"paths": ["ok.rs", "x\u{0}y"]}),
+        ),
+        (
+            "bash",
+            serde_json::json!({"command": "touch ok.rs", "cwd": "d\u{0}"}),
+        ),
+    ] {
+        let touched = registry.affected_paths(tool, &input, "/p".into()).unwrap();
+        assert!(
+            touched.paths.iter().all(|p| !p.as_str().contains('\0')),
+            "{tool}: {touched:?}"
+        );
+        assert!(
+            touched
+                .skipped
+                .iter()
+                .any(|s| s.reason == "nul_byte" && s.word.contains("\\0")),
+            "{tool}: {touched:?}"
+        );
+    }
+    let touched = registry
+        .affected_paths(
+            "read_many",
+            &serde_json::json!({"paths": ["ok.rs", "x\u{0}y"]}),
+            "/p".into(),
+        )
+        .unwrap();
+    assert_eq!(touched.paths, ["ok.rs"]);
+}

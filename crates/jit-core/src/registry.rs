@@ -308,7 +308,10 @@ impl Registry {
         // With several reporters the first one answers; `audit` reports the
         // duplicate, which is where it gets fixed.
         match self.reporters.get(tool).and_then(|entries| entries.first()) {
-            Some(entry) => entry.reporter.affected_paths(input, cwd),
+            Some(entry) => entry
+                .reporter
+                .affected_paths(input, cwd)
+                .map(without_nul_paths),
             None => Err(Error::new(
                 ErrorKind::UnregisteredTool,
                 format!(
@@ -331,4 +334,24 @@ impl AffectedPaths for StaticReporter {
     ) -> Result<TouchedPaths, Error> {
         self.0.affected_paths(input, cwd)
     }
+}
+
+/// No file name holds a NUL byte: a reported path with one (`"a\u0000b"`
+/// in a tool's JSON input) names nothing on disk, and would be cut short by
+/// any system call. It is moved to the skipped inputs, reason `nul_byte`,
+/// whichever reporter produced it.
+fn without_nul_paths(mut touched: TouchedPaths) -> TouchedPaths {
+    if touched.paths.iter().any(|p| p.as_str().contains('\0')) {
+        let (bad, good): (Vec<_>, Vec<_>) = std::mem::take(&mut touched.paths)
+            .into_iter()
+            .partition(|p| p.as_str().contains('\0'));
+        touched.paths = good;
+        for path in bad {
+            touched.skipped.push(SkippedInput {
+                word: path.as_str().replace('\0', "\\0"),
+                reason: "nul_byte".to_owned(),
+            });
+        }
+    }
+    touched
 }
