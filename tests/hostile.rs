@@ -369,3 +369,93 @@ fn a_reported_path_with_a_nul_byte_is_skipped_by_reason() {
         .unwrap();
     assert_eq!(touched.paths, ["ok.rs"]);
 }
+
+#[test]
+fn links_to_devices_and_fifos_and_huge_files_are_refused_by_reason() {
+    let (dir, root) = tree(&[("src/a.ts", "")]);
+    let outside_fifo = Utf8PathBuf::from_path_buf(dir.path().join("outside.fifo")).unwrap();
+    mkfifo(&outside_fifo);
+    let inside_fifo = root.join("src/pipe");
+    mkfifo(&inside_fifo);
+    std::os::unix::fs::symlink("/dev/zero", root.join("CLAUDE.md")).unwrap();
+    std::os::unix::fs::symlink(&outside_fifo, root.join("src/CLAUDE.md")).unwrap();
+    std::os::unix::fs::symlink(&inside_fifo, root.join("src/CLAUDE.local.md")).unwrap();
+    // A sparse 1 GB rule: refused by its size, never read.
+    let huge = fs::File::create(root.join("src/.claude.md")).unwrap();
+    huge.set_len(1 << 30).unwrap();
+    // UTF-16 text has NUL bytes: not a text rule.
+    let utf16: Vec<u8> = "rule\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    fs::write(
+        root.join("src/claude.md"),
+        [&[0xff, 0xfe][..], &utf16].concat(),
+    )
+    .unwrap();
+    let engine = Engine::new(&root).unwrap();
+    let mut state = DiscoveryState::default();
+    let mut skipped = reasons(&engine, &mut state, "src/a.ts");
+    skipped.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        skipped,
+        [
+            ("CLAUDE.md".to_owned(), SkipReason::OutsideRoot),
+            ("src/.claude.md".to_owned(), SkipReason::TooLarge),
+            ("src/CLAUDE.local.md".to_owned(), SkipReason::Unreadable),
+            ("src/CLAUDE.md".to_owned(), SkipReason::OutsideRoot),
+            ("src/claude.md".to_owned(), SkipReason::Binary),
+        ]
+    );
+}
+
+#[test]
+fn managed_and_user_rules_that_are_fifos_never_block_startup() {
+    let (dir, root) = tree(&[("CLAUDE.md", "root\n")]);
+    let managed = Utf8PathBuf::from_path_buf(dir.path().join("managed/CLAUDE.md")).unwrap();
+    fs::create_dir_all(managed.parent().unwrap()).unwrap();
+    mkfifo(&managed);
+    let home = Utf8PathBuf::from_path_buf(dir.path().join("home")).unwrap();
+    fs::create_dir_all(home.join(".claude/rules")).unwrap();
+    mkfifo(&home.join(".claude/CLAUDE.md"));
+    mkfifo(&home.join(".claude/rules/mine.md"));
+    let engine = Engine::new(&root).unwrap();
+    let options = jit_core::StartupOptions::new(root.clone())
+        .with_managed(Some(managed))
+        .with_home(Some(home));
+    let report = engine.startup(&mut DiscoveryState::default(), &options);
+    assert_eq!(report.loaded.len(), 1, "{:?}", report.loaded);
+    assert_eq!(report.loaded[0].file, "CLAUDE.md");
+    assert_eq!(report.skipped.len(), 3, "{:?}", report.skipped);
+    assert!(
+        report
+            .skipped
+            .iter()
+            .all(|s| s.reason == SkipReason::Unreadable)
+    );
+}
+
+#[test]
+fn deep_and_long_paths_are_judged_without_error() {
+    let (_dir, root) = tree(&[("CLAUDE.md", "root\n")]);
+    // 200 levels: the walk is iterative and every level is contained.
+    let deep: String = (0..200).map(|i| format!("d{i}/")).collect();
+    fs::create_dir_all(root.join(&deep)).unwrap();
+    fs::write(root.join(&deep).join("CLAUDE.md"), "deep\n").unwrap();
+    let engine = Engine::new(&root).unwrap();
+    let mut state = DiscoveryState::default();
+    let found = engine.discover(
+        &mut state,
+        Utf8Path::new(&format!("{deep}x.rs")),
+        engine.root(),
+    );
+    assert_eq!(found.loaded.len(), 2);
+    // A name longer than any file system allows: nothing exists there.
+    let long = format!("{}/x.rs", "n".repeat(300));
+    let found = engine.discover(&mut state, Utf8Path::new(&long), engine.root());
+    assert!(
+        found.loaded.is_empty() && found.skipped.is_empty(),
+        "{found:?}"
+    );
+    // A path over PATH_MAX.
+    let huge = format!("{}x.rs", "abcdefghij/".repeat(500));
+    let found = engine.discover(&mut state, Utf8Path::new(&huge), engine.root());
+    assert!(found.loaded.is_empty(), "{found:?}");
+}
