@@ -1,5 +1,10 @@
 //! The `jit` command line: explain what rules a session would get, and inspect each stage.
 
+// Output goes through `output::stdout()` and `writeln!`, whose errors are
+// returned, and `output::stderr_line`: `println!` and `eprintln!` panic when
+// their stream is a closed pipe (`jit … | head`), and a hook must never.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -8,6 +13,8 @@ use clap::{Parser, Subcommand};
 use jit_tools as _;
 
 mod cmd;
+mod output;
+mod rules;
 
 /// Just-in-time project rules for AI coding agents.
 #[derive(Debug, Parser)]
@@ -48,8 +55,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader has gone (`jit … | head`): it has what it wanted.
+        Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("jit: error: {err:#}");
+            // The message may quote a file name from the repository. If
+            // stderr is gone too, the exit status is all that is left.
+            let message = format!("{err:#}");
+            let _ = output::stderr_line(format_args!("jit: error: {}", output::escape(&message)));
             ExitCode::from(2)
         }
     }

@@ -6,10 +6,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use camino::Utf8PathBuf;
-use jit_core::{Discovery, Engine, Session, SessionConfig, StartupReport};
+use jit_core::{
+    Discovery, Engine, LoadedRule, Session, SessionConfig, SkipReason, SkippedRule, StartupReport,
+    Tier,
+};
 use serde::Serialize;
 
-use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd};
+use crate::cmd::non_empty_path;
+use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd, signals};
+use crate::output::{self, escape};
+use crate::rules::skipped_rows;
 
 /// Arguments of `jit explain`.
 #[derive(Debug, clap::Args)]
@@ -21,25 +27,27 @@ pub struct Args {
     #[arg(long)]
     no_startup: bool,
     /// The project root.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
     root: PathBuf,
     /// Append the simulated session's events (JSON Lines) to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
     events: Option<PathBuf>,
     /// Total byte budget for JIT rule blocks (default 262144).
     #[arg(long, value_name = "BYTES")]
     budget: Option<u64>,
     /// The session's working directory for the startup load (default: the
     /// current directory when it is inside the root, else the root).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
     cwd: Option<PathBuf>,
     /// Read managed rules from FILE instead of the platform's
-    /// (`/etc/claude-code/CLAUDE.md` on Linux).
-    #[arg(long, value_name = "FILE")]
+    /// (`/etc/claude-code/CLAUDE.md` on Linux). A relative FILE is taken
+    /// from the current directory; a FILE that does not exist loads no
+    /// managed rules, with a warning on stderr and in the JSON `warnings`.
+    #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
     managed: Option<PathBuf>,
     /// Paths the simulated session touches, in order (relative to the current
-    /// directory, or absolute).
-    #[arg(value_name = "PATH", required = true)]
+    /// directory, or absolute; an empty one is a usage error).
+    #[arg(value_name = "PATH", required = true, value_parser = non_empty_path)]
     paths: Vec<PathBuf>,
 }
 
@@ -55,6 +63,9 @@ struct Report {
 }
 
 /// Runs `jit explain`.
+///
+/// The tables escape control characters in everything the repository names
+/// (files, signals, details, warnings); the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let engine = Arc::new(Engine::new(&args.root)?);
     let cwd = current_dir()?;
@@ -68,6 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         config = config.with_budget_bytes(budget);
     }
     let mut session = Session::new(engine, config);
+    let mut warnings = Vec::new();
     let startup = if args.no_startup {
         None
     } else {
@@ -75,7 +87,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(dir) => given_cwd(dir)?,
             None => session_cwd(&cwd, session.engine().root()),
         };
-        Some(session.startup(&options(session_cwd, args.managed)?))
+        let (options, warning) = options(session_cwd, args.managed)?;
+        warnings.extend(warning);
+        Some(session.startup(&options))
     };
     let mut steps = Vec::with_capacity(args.paths.len());
     for path in &args.paths {
@@ -85,34 +99,33 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let injection = session.touch(&path, &cwd);
         steps.extend(injection.discoveries);
     }
+    warnings.extend_from_slice(session.warnings());
     let report = Report {
         startup,
         steps,
-        warnings: session.warnings().to_vec(),
+        warnings,
     };
     for warning in &report.warnings {
-        eprintln!("jit: warning: {warning}");
+        output::stderr_line(format_args!("jit: warning: {}", escape(warning)))?;
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = output::stdout();
     if args.json {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
         write_tables(&mut out, &report)?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
+    let mut seen = Seen::default();
     if let Some(startup) = &report.startup {
         writeln!(
             out,
             "startup: signals {}  ({} loaded, {} skipped, {} µs)",
-            if startup.signals.is_empty() {
-                "(none)".to_owned()
-            } else {
-                startup.signals.join(", ")
-            },
+            signals(&startup.signals),
             startup.loaded.len(),
             startup.skipped.len(),
             startup.elapsed_us
@@ -126,21 +139,23 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
                 format!("{} B", loaded.bytes),
             ]);
         }
-        rows.extend(skipped_rows(&startup.skipped));
+        rows.extend(table_rows(&startup.skipped));
         if rows.is_empty() {
             writeln!(out, "  (no startup rules)")?;
         }
         write_rows(out, &rows)?;
+        write_warnings(out, &startup.loaded)?;
         for diagnostic in &startup.diagnostics {
-            writeln!(out, "  note: {diagnostic}")?;
+            writeln!(out, "  note: {}", escape(diagnostic))?;
         }
+        seen.record(&startup.loaded, &startup.skipped, "startup");
     }
     for (i, step) in report.steps.iter().enumerate() {
         writeln!(
             out,
             "step {}: {}  ({} loaded, {} skipped, {} µs)",
             i + 1,
-            step.trigger,
+            escape(&step.trigger),
             step.loaded.len(),
             step.skipped.len(),
             step.elapsed_us
@@ -166,21 +181,23 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
                 ),
             ]);
         }
-        rows.extend(skipped_rows(&step.skipped));
+        rows.extend(table_rows(&step.skipped));
         if rows.is_empty() {
-            writeln!(out, "  (no rule files on this path's directory chain)")?;
+            writeln!(out, "  ({})", escape(&seen.nothing_new(&step.trigger)))?;
         }
         write_rows(out, &rows)?;
-        for loaded in &step.loaded {
-            for warning in &loaded.warnings {
-                writeln!(out, "  warning: {}: {warning}", loaded.file)?;
-            }
-        }
+        write_warnings(out, &step.loaded)?;
+        seen.record(&step.loaded, &step.skipped, &format!("step {}", i + 1));
     }
     Ok(())
 }
 
+/// Writes the rows as aligned columns, every cell escaped.
 fn write_rows(out: &mut impl Write, rows: &[[String; 4]]) -> std::io::Result<()> {
+    let rows: Vec<[String; 4]> = rows
+        .iter()
+        .map(|row| row.clone().map(|cell| escape(&cell).into_owned()))
+        .collect();
     let width = |col: usize| {
         rows.iter()
             .map(|r| r[col].chars().count())
@@ -188,7 +205,7 @@ fn write_rows(out: &mut impl Write, rows: &[[String; 4]]) -> std::io::Result<()>
             .unwrap_or(0)
     };
     let (w0, w1, w2) = (width(0), width(1), width(2));
-    for row in rows {
+    for row in &rows {
         writeln!(
             out,
             "  {:<w0$}  {:<w1$}  {:<w2$}  {}",
@@ -198,14 +215,155 @@ fn write_rows(out: &mut impl Write, rows: &[[String; 4]]) -> std::io::Result<()>
     Ok(())
 }
 
-/// One table row per skipped candidate: what, file, reason, detail.
-fn skipped_rows(skipped: &[jit_core::SkippedRule]) -> impl Iterator<Item = [String; 4]> + '_ {
-    skipped.iter().map(|skipped| {
+/// One `warning:` line per warning of every loaded rule (recovered
+/// frontmatter, an empty scope, a failed import), after its table.
+fn write_warnings(out: &mut impl Write, loaded: &[LoadedRule]) -> std::io::Result<()> {
+    for rule in loaded {
+        for warning in &rule.warnings {
+            writeln!(
+                out,
+                "  warning: {}: {}",
+                escape(&rule.file),
+                escape(warning)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One table row per skipped candidate (what, file, reason, detail), with
+/// the rows of an unreadable directory folded into one.
+fn table_rows(skipped: &[SkippedRule]) -> impl Iterator<Item = [String; 4]> {
+    skipped_rows(skipped).into_iter().map(|row| {
         [
             "skipped".to_owned(),
-            skipped.file.clone(),
-            skipped.reason.as_str().to_owned(),
-            skipped.detail.clone(),
+            row.file,
+            row.reason.to_owned(),
+            row.detail,
         ]
     })
+}
+
+/// The project rule files the session has met so far, in the order first
+/// met, each with the latest thing that happened to it.
+///
+/// A discovery lists nothing for a directory it has already judged, so a
+/// step with no rows may still sit on a chain with rules: the table says
+/// which, instead of claiming the chain has none.
+#[derive(Debug, Default)]
+struct Seen {
+    rules: Vec<SeenRule>,
+}
+
+#[derive(Debug)]
+struct SeenRule {
+    file: String,
+    /// "was loaded at startup", "was skipped at step 2 (scope_miss)".
+    what: String,
+    loaded: bool,
+}
+
+impl Seen {
+    /// Records what `when` (`startup`, `step 2`) loaded and skipped.
+    fn record(&mut self, loaded: &[LoadedRule], skipped: &[SkippedRule], when: &str) {
+        for rule in loaded {
+            // Managed and user rules are on no directory chain, even when
+            // the file happens to sit inside the project.
+            if !matches!(rule.tier, Some(Tier::Managed | Tier::User)) {
+                self.set(&rule.file, format!("was loaded at {when}"), true);
+            }
+        }
+        for rule in skipped {
+            // An `already_loaded` candidate keeps the load it refers to.
+            if rule.reason != SkipReason::AlreadyLoaded {
+                let what = format!("was skipped at {when} ({})", rule.reason.as_str());
+                self.set(&rule.file, what, false);
+            }
+        }
+    }
+
+    fn set(&mut self, file: &str, what: String, loaded: bool) {
+        match self.rules.iter_mut().find(|seen| seen.file == file) {
+            // A skip does not undo a load: the text stays in the context.
+            Some(seen) if loaded || !seen.loaded => {
+                seen.what = what;
+                seen.loaded = loaded;
+            }
+            Some(_) => {}
+            None => self.rules.push(SeenRule {
+                file: file.to_owned(),
+                what,
+                loaded,
+            }),
+        }
+    }
+
+    /// What to say for a step on `trigger` that listed no rows.
+    fn nothing_new(&self, trigger: &str) -> String {
+        let on_chain: Vec<String> = self
+            .rules
+            .iter()
+            .filter(|seen| owner_dir(&seen.file).is_some_and(|dir| on_chain(&dir, trigger)))
+            .map(|seen| format!("{} {}", seen.file, seen.what))
+            .collect();
+        if on_chain.is_empty() {
+            "no rule files on this path's directory chain".to_owned()
+        } else {
+            format!("nothing new: {}", on_chain.join(", "))
+        }
+    }
+}
+
+/// The directory whose scan finds the project rule file `file`: its parent,
+/// up to the first hidden folder (`src/.claude/rules/a.md` is `src`'s), `""`
+/// for the root; `None` for a file outside the project (absolute).
+fn owner_dir(file: &str) -> Option<String> {
+    if std::path::Path::new(file).is_absolute() {
+        return None;
+    }
+    let parts: Vec<&str> = file.split('/').collect();
+    let dirs = &parts[..parts.len().saturating_sub(1)];
+    Some(
+        dirs.iter()
+            .take_while(|part| !part.starts_with('.'))
+            .copied()
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
+}
+
+/// Whether directory `dir` (root-relative, `""` for the root) is on the
+/// directory chain of `trigger`, or is the trigger itself.
+fn on_chain(dir: &str, trigger: &str) -> bool {
+    dir.is_empty()
+        || trigger == dir
+        || trigger
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rule_file_belongs_to_the_directory_that_holds_its_folder() {
+        assert_eq!(owner_dir("CLAUDE.md").as_deref(), Some(""));
+        assert_eq!(owner_dir("src/ui/CLAUDE.md").as_deref(), Some("src/ui"));
+        assert_eq!(owner_dir(".claude/rules/a.md").as_deref(), Some(""));
+        assert_eq!(
+            owner_dir("src/.claude/rules/x/a.md").as_deref(),
+            Some("src")
+        );
+        assert_eq!(owner_dir("/home/me/.claude/CLAUDE.md"), None);
+    }
+
+    #[test]
+    fn the_chain_is_the_root_and_every_ancestor_by_segment() {
+        assert!(on_chain("", "a.txt"));
+        assert!(on_chain("src", "src/ui/a.ts"));
+        assert!(on_chain("src/ui", "src/ui"));
+        assert!(!on_chain("src/ui", "src/uix/a.ts"));
+        assert!(!on_chain("src/api", "src/ui/a.ts"));
+    }
 }

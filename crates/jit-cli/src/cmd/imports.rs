@@ -1,12 +1,16 @@
 //! `jit imports`: extract and expand the `@imports` of one rule file, as a table or as JSON.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use jit_imports::{Expansion, ImportRecord, Policy};
 use serde::Serialize;
+
+use crate::cmd::non_empty_path;
+use crate::output::{self, escape, escape_text};
 
 /// Arguments of `jit imports`.
 ///
@@ -22,7 +26,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// The project root; an import whose real path is outside it is refused.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
     root: PathBuf,
     /// Hop limit: the file's own imports are depth 1.
     #[arg(long, value_name = "N", default_value_t = jit_imports::DEFAULT_MAX_DEPTH)]
@@ -33,12 +37,13 @@ pub struct Args {
     /// Treat FILE as a user-level rule file: `~/…` imports and files in $HOME are allowed.
     #[arg(long)]
     user: bool,
-    /// Also print the expanded text after the table (the JSON output always has it).
+    /// Also print the expanded text after the table (the JSON output always
+    /// has it); control characters other than line ends and tabs are escaped.
     #[arg(long)]
     expanded: bool,
     /// The rule file to expand; a relative path that does not exist from the
     /// current directory is looked up under the root.
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", value_parser = non_empty_path)]
     file: PathBuf,
 }
 
@@ -76,6 +81,9 @@ struct JsonOutput<'a> {
 }
 
 /// Runs `jit imports`.
+///
+/// The table escapes control characters in file names, targets and
+/// messages; the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = args
         .root
@@ -97,11 +105,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_home_dir(home);
     let (file_real, text) = read_rule_file(&file, &root, &policy)?;
     let out = jit_imports::expand(&file_real, &text, &root, &policy);
+    let mut stdout = output::stdout();
     if args.json {
-        print_json(&root, &file_real, &out)?;
+        write_json(&mut stdout, &root, &file_real, &out)?;
     } else {
-        print_table(&root, &file_real, &out, args.expanded);
+        write_table(&mut stdout, &root, &file_real, &out, args.expanded)?;
     }
+    stdout.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -208,7 +218,12 @@ fn display_rel(root: &Path, path: &Path) -> String {
     }
 }
 
-fn print_json(root: &Path, file: &Path, out: &Expansion) -> anyhow::Result<()> {
+fn write_json(
+    stdout: &mut impl Write,
+    root: &Path,
+    file: &Path,
+    out: &Expansion,
+) -> anyhow::Result<()> {
     let json = JsonOutput {
         file: display_rel(root, file),
         root: root.to_string_lossy().into_owned(),
@@ -243,28 +258,40 @@ fn print_json(root: &Path, file: &Path, out: &Expansion) -> anyhow::Result<()> {
             .collect(),
         expanded: &out.expanded,
     };
-    println!("{}", serde_json::to_string_pretty(&json)?);
+    serde_json::to_writer_pretty(&mut *stdout, &json)?;
+    writeln!(stdout)?;
     Ok(())
 }
 
-fn print_table(root: &Path, file: &Path, out: &Expansion, with_text: bool) {
+fn write_table(
+    stdout: &mut impl Write,
+    root: &Path,
+    file: &Path,
+    out: &Expansion,
+    with_text: bool,
+) -> std::io::Result<()> {
     let count = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    println!(
+    writeln!(
+        stdout,
         "{}: {}, {}",
-        display_rel(root, file),
+        escape(&display_rel(root, file)),
         count(out.imports.len(), "import"),
         count(out.diagnostics.len(), "diagnostic")
-    );
+    )?;
     if !out.imports.is_empty() {
         let header = ["DEPTH", "STATUS", "FROM", "TARGET", "RESOLVED"].map(str::to_owned);
-        let rows: Vec<[String; 5]> = out.imports.iter().map(|r| row(root, r)).collect();
+        let rows: Vec<[String; 5]> = out
+            .imports
+            .iter()
+            .map(|r| row(root, r).map(|cell| escape(&cell).into_owned()))
+            .collect();
         let mut widths = header.clone().map(|h| h.chars().count());
         for cells in &rows {
             for (width, cell) in widths.iter_mut().zip(cells) {
                 *width = (*width).max(cell.chars().count());
             }
         }
-        println!();
+        writeln!(stdout)?;
         for cells in std::iter::once(&header).chain(&rows) {
             let mut line = String::from(" ");
             for (cell, width) in cells.iter().zip(widths) {
@@ -272,25 +299,27 @@ fn print_table(root: &Path, file: &Path, out: &Expansion, with_text: bool) {
                 line.push_str(cell);
                 line.extend(std::iter::repeat_n(' ', width - cell.chars().count() + 1));
             }
-            println!("{}", line.trim_end());
+            writeln!(stdout, "{}", line.trim_end())?;
         }
     }
     if !out.diagnostics.is_empty() {
-        println!("\ndiagnostics:");
+        writeln!(stdout, "\ndiagnostics:")?;
         for d in &out.diagnostics {
-            println!(
+            writeln!(
+                stdout,
                 "  {}:{}: @{}: {}: {}",
-                display_rel(root, &d.file),
+                escape(&display_rel(root, &d.file)),
                 d.line,
-                d.target,
+                escape(&d.target),
                 d.status,
-                d.message
-            );
+                escape(&d.message)
+            )?;
         }
     }
     if with_text {
-        println!("\nexpanded:\n{}", out.expanded);
+        writeln!(stdout, "\nexpanded:\n{}", escape_text(&out.expanded))?;
     }
+    Ok(())
 }
 
 fn row(root: &Path, r: &ImportRecord) -> [String; 5] {

@@ -1,11 +1,14 @@
 //! `jit paths`: which paths one tool call touches, asked of the tool's registered reporter.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use camino::Utf8PathBuf;
 use jit_core::{Registry, SkippedInput};
 use serde::Serialize;
+
+use crate::output::{self, escape};
 
 /// Arguments of `jit paths`.
 #[derive(Debug, clap::Args)]
@@ -16,8 +19,10 @@ pub struct Args {
     /// The tool's name as the model calls it (`read`, `glob`, `grep`, `bash`, ...).
     #[arg(long, value_name = "NAME")]
     tool: String,
-    /// The call's JSON input, for example '{"file_path": "src/a.rs"}'.
-    #[arg(long, value_name = "JSON")]
+    /// The call's JSON input, for example '{"file_path": "src/a.rs"}'; `-`
+    /// reads it from standard input (up to 16 MiB), for an input too long
+    /// for an argument.
+    #[arg(long, value_name = "JSON", allow_hyphen_values = true)]
     input: String,
     /// The call's working directory [default: the current directory]. Reported
     /// relative paths are relative to it; it is not read.
@@ -37,9 +42,16 @@ struct Output<'a> {
 /// Runs `jit paths`.
 ///
 /// An unknown tool or malformed input is an error (exit 2) whose message
-/// lists the registered tools, or names the tool and the field.
+/// lists the registered tools, or names the tool and the field. The human
+/// output escapes control characters in paths and words; the JSON output is
+/// exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let input: serde_json::Value = serde_json::from_str(&args.input)
+    let text = if args.input == "-" {
+        output::read_stdin("the --input JSON")?
+    } else {
+        args.input
+    };
+    let input: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("--input for tool `{}` is not valid JSON", args.tool))?;
     let cwd = match args.cwd {
         Some(cwd) => cwd,
@@ -61,14 +73,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             paths: &touched.paths,
             skipped: &touched.skipped,
         };
-        println!("{}", serde_json::to_string_pretty(&output)?);
+        let mut out = output::stdout();
+        serde_json::to_writer_pretty(&mut out, &output)?;
+        writeln!(out)?;
+        out.flush()?;
     } else {
+        let mut out = output::stdout();
         for path in &touched.paths {
-            println!("{path}");
+            writeln!(out, "{}", escape(path.as_str()))?;
         }
+        out.flush()?;
         // Skipped words go to stderr so that stdout stays a plain path list.
         for skipped in &touched.skipped {
-            eprintln!("skipped {} ({})", skipped.word, skipped.reason);
+            output::stderr_line(format_args!(
+                "skipped {} ({})",
+                escape(&skipped.word),
+                escape(&skipped.reason)
+            ))?;
         }
     }
     Ok(ExitCode::SUCCESS)

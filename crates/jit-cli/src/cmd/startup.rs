@@ -9,6 +9,10 @@ use anyhow::Context;
 use camino::{Utf8Path, Utf8PathBuf};
 use jit_core::{DiscoveryState, Engine, StartupOptions, StartupReport};
 
+use crate::cmd::non_empty_path;
+use crate::output::{self, escape};
+use crate::rules::skipped_rows;
+
 /// Arguments of `jit startup`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -16,21 +20,28 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// The project root.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
     root: PathBuf,
     /// The session's working directory, an existing directory (default: the
     /// current directory when it is inside the root, else the root).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
     cwd: Option<PathBuf>,
     /// Read managed rules from FILE instead of the platform's
-    /// (`/etc/claude-code/CLAUDE.md` on Linux).
-    #[arg(long, value_name = "FILE")]
+    /// (`/etc/claude-code/CLAUDE.md` on Linux). A relative FILE is taken
+    /// from the current directory; a FILE that does not exist loads no
+    /// managed rules, with a warning on stderr.
+    #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
     managed: Option<PathBuf>,
 }
 
 /// The startup options the command line uses: `$HOME` for user rules, git
-/// for changed files.
-pub fn options(cwd: Utf8PathBuf, managed: Option<PathBuf>) -> anyhow::Result<StartupOptions> {
+/// for changed files, and `managed` (made absolute against the current
+/// directory) for managed rules. Returns a warning too when `managed` does
+/// not exist or cannot be read: the startup load would skip it silently.
+pub fn options(
+    cwd: Utf8PathBuf,
+    managed: Option<PathBuf>,
+) -> anyhow::Result<(StartupOptions, Option<String>)> {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(|h| {
@@ -41,12 +52,42 @@ pub fn options(cwd: Utf8PathBuf, managed: Option<PathBuf>) -> anyhow::Result<Sta
     let mut options = StartupOptions::new(cwd)
         .with_home(home)
         .with_changes(Arc::new(jit_git::GitChanges::new()));
-    if let Some(managed) = managed {
-        let managed = Utf8PathBuf::from_path_buf(managed)
-            .map_err(|p| anyhow::anyhow!("managed file {} is not UTF-8", p.display()))?;
+    let mut warning = None;
+    if let Some(given) = managed {
+        let given = Utf8PathBuf::from_path_buf(given)
+            .map_err(|p| anyhow::anyhow!("--managed {} is not UTF-8", p.display()))?;
+        let managed = absolute_file(&given)?;
+        warning = match std::fs::symlink_metadata(&managed) {
+            Ok(_) => None,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Some(format!(
+                "--managed {given}: {managed} does not exist; no managed rules are loaded"
+            )),
+            Err(err) => Some(format!(
+                "--managed {given}: {managed} cannot be read: {err}; no managed rules are loaded"
+            )),
+        };
         options = options.with_managed(Some(managed));
     }
-    Ok(options)
+    Ok((options, warning))
+}
+
+/// `file` made absolute against the current directory, its directory part
+/// resolved when it exists (`../m.md` names the file, not a path through
+/// `..`); the file itself is left as it is, link or not.
+fn absolute_file(file: &Utf8Path) -> anyhow::Result<Utf8PathBuf> {
+    let file = if file.is_absolute() {
+        file.to_owned()
+    } else {
+        current_dir()?.join(file)
+    };
+    let resolved = match (file.parent(), file.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .ok()
+            .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
+            .map(|dir| dir.join(name)),
+        _ => None,
+    };
+    Ok(resolved.unwrap_or(file))
 }
 
 /// The current directory, as UTF-8.
@@ -90,34 +131,33 @@ pub fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
 }
 
 /// Runs `jit startup`.
+///
+/// The table escapes control characters in everything the repository
+/// names (files, signals, details); the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let engine = Engine::new(&args.root)?;
     let cwd = match args.cwd {
         Some(dir) => given_cwd(dir)?,
         None => session_cwd(&current_dir()?, engine.root()),
     };
-    let options = options(cwd, args.managed)?;
+    let (options, warning) = options(cwd, args.managed)?;
+    if let Some(warning) = warning {
+        output::stderr_line(format_args!("jit: warning: {}", escape(&warning)))?;
+    }
     let report = engine.startup(&mut DiscoveryState::default(), &options);
-    let mut out = std::io::stdout().lock();
+    let mut out = output::stdout();
     if args.json {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
         write_report(&mut out, &report)?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "signals: {}",
-        if report.signals.is_empty() {
-            "(none)".to_owned()
-        } else {
-            report.signals.join(", ")
-        }
-    )?;
+    writeln!(out, "signals: {}", signals(&report.signals))?;
     for loaded in &report.loaded {
         let tier = loaded
             .tier
@@ -126,25 +166,40 @@ fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result
         writeln!(
             out,
             "  loaded   {:<8} {}  ({} B)",
-            tier, loaded.file, loaded.bytes
+            tier,
+            escape(&loaded.file),
+            loaded.bytes
         )?;
         for warning in &loaded.warnings {
-            writeln!(out, "    warning: {warning}")?;
+            writeln!(out, "    warning: {}", escape(warning))?;
         }
     }
-    for skipped in &report.skipped {
+    for row in skipped_rows(&report.skipped) {
         writeln!(
             out,
             "  skipped  {}  {}: {}",
-            skipped.file,
-            skipped.reason.as_str(),
-            skipped.detail
+            escape(&row.file),
+            row.reason,
+            escape(&row.detail)
         )?;
     }
     for diagnostic in &report.diagnostics {
-        writeln!(out, "  note: {diagnostic}")?;
+        writeln!(out, "  note: {}", escape(diagnostic))?;
     }
     Ok(())
+}
+
+/// The startup signals for a human: comma-separated and escaped (a changed
+/// file's name comes from the repository), or `(none)`.
+pub fn signals(signals: &[String]) -> String {
+    if signals.is_empty() {
+        return "(none)".to_owned();
+    }
+    signals
+        .iter()
+        .map(|s| escape(s))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

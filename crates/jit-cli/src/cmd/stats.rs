@@ -8,6 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use jit_core::{Stats, StatsBuilder, StatsOptions};
 
+use crate::cmd::non_empty_path;
+use crate::output::{self, escape};
+
 /// Arguments of `jit stats`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -27,11 +30,15 @@ pub struct Args {
     #[arg(long, value_name = "STEPS", default_value_t = jit_core::DEFAULT_DEBT_IDLE_STEPS)]
     debt_idle_steps: u64,
     /// Event logs (JSON Lines), read in order.
-    #[arg(value_name = "FILE", required = true)]
+    #[arg(value_name = "FILE", required = true, value_parser = non_empty_path)]
     files: Vec<PathBuf>,
 }
 
 /// Runs `jit stats`.
+///
+/// The table escapes control characters in what the logs name (files,
+/// sessions, attributions, channels): a log is foreign input. The JSON
+/// output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = StatsOptions {
         debt_min_bytes: args.debt_min_bytes,
@@ -50,13 +57,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot read {}", file.display()))?;
     }
     let stats = builder.finish();
-    let mut out = std::io::stdout().lock();
+    let mut out = output::stdout();
     if args.json {
         serde_json::to_writer(&mut out, &stats)?;
         writeln!(out)?;
     } else {
         write_table(&mut out, &stats, &args)?;
     }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -172,17 +180,13 @@ fn write_table(out: &mut impl Write, stats: &Stats, args: &Args) -> std::io::Res
         if stats.by_file.is_empty() {
             writeln!(out, "  (no injections)")?;
         }
-        let w = stats
-            .by_file
-            .iter()
-            .map(|f| f.file.chars().count())
-            .max()
-            .unwrap_or(0);
-        for file in &stats.by_file {
+        let names: Vec<_> = stats.by_file.iter().map(|f| escape(&f.file)).collect();
+        let w = names.iter().map(|f| f.chars().count()).max().unwrap_or(0);
+        for (file, name) in stats.by_file.iter().zip(&names) {
             writeln!(
                 out,
                 "  {:<w$}  {:>9}  {} × (max {})",
-                file.file,
+                name,
                 bytes(file.bytes),
                 file.injections,
                 bytes(file.max_bytes)
@@ -204,8 +208,8 @@ fn write_table(out: &mut impl Write, stats: &Stats, args: &Args) -> std::io::Res
             writeln!(
                 out,
                 "  {}  {}  {}  in at step {}, last relevant at step {}, idle {} steps",
-                row.session,
-                row.file,
+                escape(&row.session),
+                escape(&row.file),
                 bytes(row.bytes),
                 row.introduced_step,
                 row.last_relevant_step,
@@ -254,7 +258,7 @@ fn distribution(counts: &BTreeMap<String, u64>) -> String {
     entries.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
     entries
         .iter()
-        .map(|(name, n)| format!("{name} × {n}"))
+        .map(|(name, n)| format!("{} × {n}", escape(name)))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -80,11 +80,100 @@ fn an_unterminated_here_document_is_a_parse_error_with_its_message() {
 }
 
 #[test]
-fn a_command_starting_with_a_dash_needs_the_separator() {
-    let (code, _, stderr) = crate::jit(&["bash", "--json", "-x"]);
-    assert_eq!(code, 2, "{stderr}");
-    let (code, stdout, stderr) = crate::jit(&["bash", "--", "-x"]);
+fn a_command_starting_with_a_dash_needs_no_separator() {
+    for args in [
+        &["bash", "--json", "-x"][..],
+        &["bash", "-x", "--json"],
+        &["bash", "--json", "--", "-x"],
+    ] {
+        let (code, stdout, stderr) = crate::jit(args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        let output: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            output,
+            json!({"paths": [], "skipped": [{"word": "-x", "reason": "unsupported_command"}]}),
+            "{args:?}"
+        );
+    }
+    let (code, stdout, stderr) = crate::jit(&["bash", "-5"]);
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert_eq!(stderr, "skipped -5 (unsupported_command)\n");
+}
+
+#[test]
+fn usage_errors_and_help_are_plain_text() {
+    let (code, stdout, stderr) = crate::jit(&["bash"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(stderr.contains("<COMMAND>"), "{stderr}");
+    assert!(!stderr.contains("tip:"), "{stderr}");
+    crate::assert_no_control_characters(&stderr);
+    let (code, help, stderr) = crate::jit(&["bash", "--help"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(help.contains("`-` reads it from standard input"), "{help}");
+    crate::assert_no_control_characters(&help);
+}
+
+#[test]
+fn a_command_too_long_for_an_argument_comes_on_stdin() {
+    // 200 KiB: over the kernel's 128 KiB limit for one argument.
+    let names: Vec<String> = (0..20_000).map(|i| format!("src/f{i:05}.rs")).collect();
+    let command = format!("touch {}", names.join(" "));
+    assert!(command.len() > 200 * 1024, "{}", command.len());
+    let (code, stdout, stderr) = crate::jit_stdin(None, &["bash", "-"], command.as_bytes());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), names);
+    let (code, stdout, stderr) =
+        crate::jit_stdin(None, &["bash", "--json", "-"], command.as_bytes());
+    assert_eq!(code, 0, "{stderr}");
+    let output: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(output["paths"], json!(names));
+}
+
+#[test]
+fn stdin_over_the_cap_or_not_utf8_is_an_input_error() {
+    let big = vec![b' '; 16 * 1024 * 1024 + 1];
+    let (code, stdout, stderr) = crate::jit_stdin(None, &["bash", "-"], &big);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(
+        stderr,
+        "jit: error: the command on standard input is over the limit of 16 MiB\n"
+    );
+    let (code, _, stderr) = crate::jit_stdin(None, &["bash", "-"], b"touch \xff");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("not UTF-8"), "{stderr}");
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_0() {
+    let names: Vec<String> = (0..5_000).map(|i| format!("src/f{i:05}.rs")).collect();
+    let command = format!("touch {}", names.join(" "));
+    for json in [false, true] {
+        let mut args = vec!["bash"];
+        if json {
+            args.push("--json");
+        }
+        args.push(&command);
+        let (code, stderr) = crate::jit_closed_stdout(None, &args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "--json {json}");
+    }
+}
+
+#[test]
+fn control_characters_are_escaped_in_human_output_only() {
+    let path = "evil\x1b]0;title\x07\x1b[2J.txt";
+    // A quoted newline is left out as `quoting`: the word goes to stderr.
+    let command = format!("touch \"{path}\" \"a\\\\b\" \"line\nbreak\"");
+    let (code, stdout, stderr) = crate::jit(&["bash", &command]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "evil\\e]0;title\\x07\\e[2J.txt\na\\\\b\n");
+    assert_eq!(stderr, "skipped \"line\\nbreak\" (quoting)\n");
+    crate::assert_no_control_characters(&stdout);
+    crate::assert_no_control_characters(&stderr);
+    let (code, stdout, stderr) = crate::jit(&["bash", "--json", &command]);
+    assert_eq!(code, 0, "{stderr}");
+    let output: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(output["paths"], json!([path, "a\\b"]));
+    assert_eq!(output["skipped"][0]["word"], "\"line\nbreak\"");
 }
 
 #[test]

@@ -296,3 +296,243 @@ fn cwd_must_be_an_existing_directory() {
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(doc["startup"]["signals"][0], "src/ui/");
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_0() {
+    let dir = demo();
+    let paths: Vec<String> = (0..2_000).map(|i| format!("src/ui/F{i:04}.tsx")).collect();
+    for json in [false, true] {
+        let mut args = vec!["explain", "--root", "."];
+        if json {
+            args.push("--json");
+        }
+        args.extend(paths.iter().map(String::as_str));
+        let (code, stderr) = crate::jit_closed_stdout(Some(dir.path()), &args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "--json {json}");
+    }
+}
+
+/// A directory name that would retitle the window, clear the screen and
+/// start a line of its own if printed raw.
+const EVIL: &str = "evil\x1b]0;title\x07\x1b[2J\nline";
+const EVIL_SHOWN: &str = "evil\\e]0;title\\x07\\e[2J\\nline";
+
+#[test]
+fn control_characters_are_escaped_in_the_tables_only() {
+    let dir = demo();
+    fs::create_dir_all(dir.path().join(EVIL)).unwrap();
+    fs::write(dir.path().join(EVIL).join("CLAUDE.md"), "evil rules\n").unwrap();
+    fs::create_dir_all(dir.path().join(format!("{EVIL}/.claude/rules"))).unwrap();
+    fs::write(
+        dir.path().join(format!("{EVIL}/.claude/rules/r.md")),
+        "---\npaths: [\"never/**\"]\n---\nx\n",
+    )
+    .unwrap();
+    let touched = format!("{EVIL}/a.txt");
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &["explain", "--root", ".", "--cwd", EVIL, &touched],
+    );
+    assert_eq!(code, 0, "{err}");
+    crate::assert_no_control_characters(&out);
+    assert!(out.contains(&format!("signals {EVIL_SHOWN}/")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(&format!("  loaded   {EVIL_SHOWN}/CLAUDE.md "))),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("step 1: {EVIL_SHOWN}/a.txt ")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{EVIL_SHOWN}/.claude/rules/r.md  scope_miss")),
+        "{out}"
+    );
+
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &["explain", "--json", "--root", ".", "--cwd", EVIL, &touched],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["startup"]["signals"][0], format!("{EVIL}/"));
+    assert_eq!(
+        doc["startup"]["loaded"][1]["file"],
+        format!("{EVIL}/CLAUDE.md")
+    );
+    assert_eq!(doc["steps"][0]["trigger"], touched);
+}
+
+#[test]
+fn a_step_with_no_rows_says_which_rules_the_chain_already_has() {
+    let dir = demo();
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &[
+            "explain",
+            "--root",
+            ".",
+            "a.txt",
+            "src/ui/Footer.tsx",
+            "src/ui/Badge.tsx",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("no rule files"), "{out}");
+    assert!(
+        out.contains("step 1: a.txt  (0 loaded, 0 skipped, ")
+            && out.contains("  (nothing new: CLAUDE.md was loaded at startup)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  (nothing new: CLAUDE.md was loaded at startup, \
+             src/ui/CLAUDE.md was loaded at step 2)\n"
+        ),
+        "{out}"
+    );
+
+    // Only a chain where no rule file was ever seen has none.
+    let empty = tempfile::tempdir().unwrap();
+    let (code, out, err) = jit_in(
+        Some(empty.path()),
+        &["explain", "--no-startup", "--root", ".", "a.txt"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  (no rule files on this path's directory chain)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn warnings_of_rules_loaded_at_startup_are_shown() {
+    let dir = demo();
+    fs::write(
+        dir.path().join("CLAUDE.md"),
+        "---\npaths: []\n---\nroot rules\n",
+    )
+    .unwrap();
+    let (code, out, err) = jit_in(Some(dir.path()), &["explain", "--root", ".", "a.txt"]);
+    assert_eq!(code, 0, "{err}");
+    let (startup, steps) = out.split_once("step 1:").unwrap();
+    assert!(
+        startup.contains("\n  warning: CLAUDE.md: `paths:` is empty"),
+        "{out}"
+    );
+    assert!(!steps.contains("warning"), "{out}");
+
+    // A rule loaded by a step has its warnings under that step.
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &["explain", "--no-startup", "--root", ".", "a.txt"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\n  warning: CLAUDE.md: `paths:` is empty"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_empty_path_is_a_usage_error() {
+    let dir = demo();
+    for args in [
+        &["explain", "--root", ".", ""][..],
+        &["explain", "--root", ".", "a.txt", ""],
+        &["explain", "--root", "", "a.txt"],
+        &["explain", "--managed", "", "--root", ".", "a.txt"],
+    ] {
+        let (code, out, err) = jit_in(Some(dir.path()), args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert!(err.contains("empty path"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_relative_managed_file_is_read_from_the_current_directory() {
+    let dir = demo();
+    fs::write(dir.path().join("managed.md"), "managed rules\n").unwrap();
+    let (code, out, err) = jit_in(
+        Some(dir.path().join("src").as_path()),
+        &[
+            "explain",
+            "--json",
+            "--managed",
+            "../managed.md",
+            "--root",
+            "..",
+            "a.txt",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["startup"]["loaded"][0]["tier"], "managed", "{doc:#}");
+    assert_eq!(doc["startup"]["loaded"][0]["file"], "managed.md");
+    assert!(doc.get("warnings").is_none(), "{doc:#}");
+}
+
+#[test]
+fn a_missing_managed_file_is_a_warning() {
+    let dir = demo();
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &[
+            "explain",
+            "--json",
+            "--managed",
+            "m.md",
+            "--root",
+            ".",
+            "a.txt",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let missing = dir.path().canonicalize().unwrap().join("m.md");
+    let warning = format!(
+        "--managed m.md: {} does not exist; no managed rules are loaded",
+        missing.display()
+    );
+    assert_eq!(err, format!("jit: warning: {warning}\n"));
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["warnings"], serde_json::json!([warning]));
+    assert_eq!(doc["startup"]["loaded"][0]["file"], "CLAUDE.md");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_directory_is_one_row_naming_it() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = demo();
+    let locked = dir.path().join("src/locked");
+    fs::create_dir_all(&locked).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    // Permissions do not bind the superuser: nothing to show then.
+    let denied = fs::symlink_metadata(locked.join("CLAUDE.md"))
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::PermissionDenied);
+    let run = |json: bool| {
+        let mut args = vec!["explain", "--no-startup", "--root", ".", "src/locked/a.txt"];
+        if json {
+            args.insert(1, "--json");
+        }
+        jit_in(Some(dir.path()), &args)
+    };
+    let (code, table, err) = run(false);
+    let (_, json, _) = run(true);
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(code, 0, "{err}");
+    if !denied {
+        return;
+    }
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let skipped = doc["steps"][0]["skipped"].as_array().unwrap();
+    assert!(skipped.len() >= 2, "{doc:#}");
+    let rows: Vec<&str> = table.lines().filter(|l| l.contains("unreadable")).collect();
+    assert_eq!(rows.len(), 1, "{table}");
+    assert!(
+        rows[0].contains("src/locked/  unreadable")
+            && rows[0].contains(&format!("({} candidate files below it)", skipped.len())),
+        "{table}"
+    );
+}

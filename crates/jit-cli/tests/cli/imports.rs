@@ -516,3 +516,71 @@ fn a_missing_file_names_the_cause_once() {
         "jit: error: cannot read rule file missing.md: No such file or directory (os error 2)\n"
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_0() {
+    let project = Project::new();
+    let lines: String = (0..3_000).map(|i| format!("see @gone{i}.md\n")).collect();
+    project.write("proj/CLAUDE.md", &lines);
+    let root = project.root.to_str().unwrap();
+    let file = project.root.join("CLAUDE.md");
+    let file = file.to_str().unwrap();
+    for extra in [&[][..], &["--expanded"], &["--json"]] {
+        let mut args = vec!["imports", "--root", root, file];
+        args.extend_from_slice(extra);
+        let (code, stderr) = crate::jit_closed_stdout(None, &args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{extra:?}");
+    }
+}
+
+#[test]
+fn control_characters_are_escaped_in_the_table_only() {
+    let project = Project::new();
+    let evil = "evil\x1b]0;title\x07\x1b[2J\nline.md";
+    let shown = "evil\\e]0;title\\x07\\e[2J\\nline.md";
+    let body = "@NOTE.md and @gone\x1b[2J.md\nclear\x1b[2J \\d+\r\n";
+    project.write(&format!("proj/{evil}"), body);
+    let root = project.root.to_str().unwrap();
+    let file = project.root.join(evil);
+    let file = file.to_str().unwrap();
+    let (code, stdout, stderr) = jit(&["imports", "--root", root, file, "--expanded"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with(&format!("{shown}: 2 imports, 1 diagnostic\n")),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("{shown}:1  NOTE.md")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("  {shown}:1: @gone\\e[2J.md: missing: ")),
+        "{stdout}"
+    );
+    // The expanded text keeps its lines, CRLF and backslashes.
+    assert!(stdout.contains("\nclear\\e[2J \\d+\r\n"), "{stdout}");
+    crate::assert_no_control_characters(&stdout.replace("\r\n", "\n"));
+
+    let (code, stdout, stderr) = jit(&["imports", "--json", "--root", root, file]);
+    assert_eq!(code, 0, "{stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(out["file"], evil);
+    assert_eq!(out["imports"][1]["target"], "gone\x1b[2J.md");
+    assert!(
+        out["expanded"]
+            .as_str()
+            .unwrap()
+            .ends_with("clear\x1b[2J \\d+\r\n")
+    );
+}
+
+#[test]
+fn an_empty_path_is_a_usage_error() {
+    let project = Project::new();
+    let root = project.root.to_str().unwrap();
+    for args in [
+        &["imports", "--root", root, ""][..],
+        &["imports", "--root", "", "CLAUDE.md"],
+    ] {
+        let (code, out, err) = jit(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert!(err.contains("empty path"), "{args:?}: {err}");
+    }
+}

@@ -5,6 +5,8 @@
     reason = "a failed fixture step should stop the test loudly"
 )]
 
+use std::process::{Command, Stdio};
+
 mod bash;
 mod explain;
 mod hook;
@@ -31,7 +33,72 @@ pub fn jit_env(
     env: &[(&str, &std::path::Path)],
     args: &[&str],
 ) -> (i32, String, String) {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_jit"));
+    let (mut cmd, _home) = command(dir, env, args);
+    finish(cmd.output().unwrap())
+}
+
+/// Like [`jit_in`], with `input` on stdin.
+pub fn jit_stdin(
+    dir: Option<&std::path::Path>,
+    args: &[&str],
+    input: &[u8],
+) -> (i32, String, String) {
+    use std::io::Write as _;
+    let (mut cmd, _home) = command(dir, &[], args);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // A thread writes, so that a large input cannot deadlock against a full
+    // stdout pipe; jit may stop reading early (at its cap), so the write's
+    // own result does not matter.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    finish(out)
+}
+
+/// Runs `jit` in `dir` with a stdout whose reader is already gone, as in
+/// `jit … | head -c1` once `head` has exited: every write to it fails with
+/// a broken pipe. Returns (exit code, stderr).
+pub fn jit_closed_stdout(dir: Option<&std::path::Path>, args: &[&str]) -> (i32, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let (mut cmd, _home) = command(dir, &[], args);
+    cmd.stdout(writer);
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Checks that text meant for a terminal holds no control character but
+/// its line ends: no escape sequence and no line break inside a line.
+#[track_caller]
+pub fn assert_no_control_characters(text: &str) {
+    for (i, c) in text.char_indices() {
+        assert!(
+            !c.is_control() || c == '\n',
+            "raw {c:?} at byte {i} of:\n{}",
+            text.escape_debug()
+        );
+    }
+}
+
+/// The `jit` command with `args`, run in `dir`, with `HOME` an empty
+/// temporary directory (returned, to live as long as the run) unless `env`
+/// sets it.
+fn command(
+    dir: Option<&std::path::Path>,
+    env: &[(&str, &std::path::Path)],
+    args: &[&str],
+) -> (Command, tempfile::TempDir) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_jit"));
     cmd.args(args);
     if let Some(dir) = dir {
         cmd.current_dir(dir);
@@ -42,7 +109,10 @@ pub fn jit_env(
     for (name, value) in env {
         cmd.env(name, value);
     }
-    let out = cmd.output().unwrap();
+    (cmd, home)
+}
+
+fn finish(out: std::process::Output) -> (i32, String, String) {
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

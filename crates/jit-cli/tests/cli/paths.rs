@@ -174,3 +174,61 @@ fn malformed_input_fails_naming_the_tool_and_the_field() {
         assert!(stderr.contains(message), "{tool} {input}: {stderr}");
     }
 }
+
+#[test]
+fn an_input_too_long_for_an_argument_comes_on_stdin() {
+    // Over 200 KiB: over the kernel's 128 KiB limit for one argument.
+    let paths: Vec<String> = (0..14_000).map(|i| format!("src/f{i:05}.rs")).collect();
+    let input = json!({ "paths": paths }).to_string();
+    assert!(input.len() > 200 * 1024, "{}", input.len());
+    let (code, stdout, stderr) = crate::jit_stdin(
+        None,
+        &["paths", "--tool", "read_many", "--input", "-"],
+        input.as_bytes(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), paths);
+
+    let (code, stdout, stderr) = crate::jit_stdin(
+        None,
+        &["paths", "--tool", "read", "--input", "-"],
+        b"{not json",
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(
+        stderr.contains("--input for tool `read` is not valid JSON"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_0() {
+    let paths: Vec<String> = (0..4_000).map(|i| format!("src/f{i:05}.rs")).collect();
+    let input = json!({ "paths": paths }).to_string();
+    for json in [false, true] {
+        let mut args = vec!["paths", "--tool", "read_many", "--input", &input];
+        if json {
+            args.push("--json");
+        }
+        let (code, stderr) = crate::jit_closed_stdout(None, &args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "--json {json}");
+    }
+}
+
+#[test]
+fn control_characters_are_escaped_in_human_output_only() {
+    let name = "evil\x1b]0;title\x07\x1b[2J\nline\u{9b}.rs";
+    let input = json!({ "paths": [name, "a\\b"] }).to_string();
+    let (code, stdout, stderr) = crate::jit(&["paths", "--tool", "read_many", "--input", &input]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "evil\\e]0;title\\x07\\e[2J\\nline\\u{9b}.rs\na\\\\b\n"
+    );
+    crate::assert_no_control_characters(&stdout);
+    let (code, stdout, stderr) =
+        crate::jit(&["paths", "--json", "--tool", "read_many", "--input", &input]);
+    assert_eq!(code, 0, "{stderr}");
+    let output: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(output["paths"], json!([name, "a\\b"]));
+}

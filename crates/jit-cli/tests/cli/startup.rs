@@ -224,3 +224,123 @@ fn a_missing_root_names_the_cause_once() {
         "jit: error: project root /nonexistent: No such file or directory (os error 2)\n"
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_0() {
+    let dir = repo();
+    let root = dir.path().to_str().unwrap();
+    let managed = dir.path().join("managed.md");
+    fs::write(&managed, "managed\n").unwrap();
+    for json in [false, true] {
+        let mut args = vec![
+            "startup",
+            "--root",
+            root,
+            "--managed",
+            managed.to_str().unwrap(),
+        ];
+        if json {
+            args.push("--json");
+        }
+        let (code, stderr) = crate::jit_closed_stdout(Some(dir.path()), &args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "--json {json}");
+    }
+}
+
+#[test]
+fn control_characters_are_escaped_in_the_table_only() {
+    let dir = repo();
+    let evil = "evil\x1b]0;title\x07\x1b[2J\nline";
+    let shown = "evil\\e]0;title\\x07\\e[2J\\nline";
+    fs::create_dir_all(dir.path().join(evil)).unwrap();
+    fs::write(dir.path().join(evil).join("CLAUDE.md"), "evil\n").unwrap();
+    fs::write(
+        dir.path().join(".claude/rules/warned.md"),
+        "---\npaths: []\n---\nempty scope\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let managed = dir.path().join("no-managed-file");
+    let args = [
+        "startup",
+        "--root",
+        root,
+        "--cwd",
+        evil,
+        "--managed",
+        managed.to_str().unwrap(),
+    ];
+    let (code, out, err) = jit_in(Some(dir.path()), &args);
+    assert_eq!(code, 0, "{err}");
+    crate::assert_no_control_characters(&out);
+    // The directory is the cwd marker, and its untracked rule a changed file.
+    assert!(
+        out.starts_with(&format!("signals: {shown}/, {shown}/CLAUDE.md\n")),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("project  {shown}/CLAUDE.md  (5 B)")),
+        "{out}"
+    );
+    assert!(out.contains("    warning: `paths:` is empty"), "{out}");
+
+    let mut json_args = args.to_vec();
+    json_args.push("--json");
+    let (code, out, err) = jit_in(Some(dir.path()), &json_args);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["signals"][0], format!("{evil}/"));
+    let files: Vec<&str> = doc["loaded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&format!("{evil}/CLAUDE.md").as_str()),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn managed_is_taken_from_the_current_directory_and_a_missing_one_is_a_warning() {
+    let dir = repo();
+    fs::write(dir.path().join("m.md"), "managed\n").unwrap();
+    let root = dir.path().to_str().unwrap();
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &["startup", "--json", "--root", root, "--managed", "m.md"],
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["loaded"][0]["tier"], "managed", "{doc:#}");
+    assert_eq!(doc["loaded"][0]["file"], "m.md");
+
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &["startup", "--root", root, "--managed", "gone.md"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let missing = dir.path().canonicalize().unwrap().join("gone.md");
+    assert_eq!(
+        err,
+        format!(
+            "jit: warning: --managed gone.md: {} does not exist; no managed rules are loaded\n",
+            missing.display()
+        )
+    );
+    assert!(out.contains("project  CLAUDE.md"), "{out}");
+}
+
+#[test]
+fn an_empty_path_is_a_usage_error() {
+    for args in [
+        &["startup", "--root", ""][..],
+        &["startup", "--root", ".", "--cwd", ""],
+        &["startup", "--root", ".", "--managed", ""],
+    ] {
+        let (code, out, err) = jit(args);
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}");
+        assert!(err.contains("empty path"), "{args:?}: {err}");
+    }
+}

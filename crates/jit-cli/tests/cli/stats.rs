@@ -200,3 +200,75 @@ fn a_missing_log_is_an_error() {
     assert_eq!(code, 2);
     assert!(err.contains("/definitely/not/here.jsonl"), "{err}");
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_status_0() {
+    let dir = project();
+    explain(dir.path());
+    for args in [
+        &["stats", "--by-file", "--debt", "log.jsonl"][..],
+        &["stats", "--json", "log.jsonl"],
+    ] {
+        let (code, stderr) = crate::jit_closed_stdout(Some(dir.path()), args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "{args:?}");
+    }
+}
+
+#[test]
+fn control_characters_are_escaped_in_the_table_only() {
+    let dir = project();
+    let evil = "evil\x1b]0;title\x07\x1b[2J\nline";
+    fs::create_dir_all(dir.path().join(evil)).unwrap();
+    fs::write(dir.path().join(evil).join("CLAUDE.md"), "evil rules\n").unwrap();
+    let touched = format!("{evil}/a.txt");
+    let (code, _out, err) = jit_in(
+        Some(dir.path()),
+        &[
+            "explain",
+            "--no-startup",
+            "--events",
+            "log.jsonl",
+            "--root",
+            ".",
+            &touched,
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = jit_in(
+        Some(dir.path()),
+        &[
+            "stats",
+            "--by-file",
+            "--debt",
+            "--debt-min-bytes",
+            "1",
+            "--debt-idle-steps",
+            "0",
+            "log.jsonl",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    crate::assert_no_control_characters(&out);
+    assert!(
+        out.contains("  evil\\e]0;title\\x07\\e[2J\\nline/CLAUDE.md  "),
+        "{out}"
+    );
+    let stats = stats_json(dir.path(), &["log.jsonl"]);
+    let files: Vec<&str> = stats["by_file"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&format!("{evil}/CLAUDE.md").as_str()),
+        "{stats:#}"
+    );
+}
+
+#[test]
+fn an_empty_path_is_a_usage_error() {
+    let (code, out, err) = jit(&["stats", ""]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("empty path"), "{err}");
+}

@@ -120,7 +120,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             // A bug must not disturb the agent either: a panic is reported
             // like any failure and the exit status stays 0.
             std::panic::set_hook(Box::new(|info| {
-                eprintln!("jit hook: error: internal error: {info}");
+                let info = info.to_string();
+                let _ = crate::output::stderr_line(format_args!(
+                    "jit hook: error: internal error: {}",
+                    crate::output::escape(&info)
+                ));
             }));
             let outcome =
                 std::panic::catch_unwind(|| run::handle(&options, &mut std::io::stdin().lock()));

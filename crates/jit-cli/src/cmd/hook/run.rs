@@ -434,7 +434,10 @@ pub fn report(outcome: &Outcome, error: Option<&anyhow::Error>) {
     let mut lines: Vec<String> = outcome.notes.clone();
     if let Some(err) = error {
         let line = format!("error: {}", one_line(&format!("{err:#}")));
-        eprintln!("jit hook: {line}");
+        // A closed stderr must not fail the call either; what the payload
+        // named is escaped before it reaches a terminal.
+        let _ =
+            crate::output::stderr_line(format_args!("jit hook: {}", crate::output::escape(&line)));
         lines.push(line);
     }
     if let (Some(log), false) = (&outcome.log, lines.is_empty()) {
