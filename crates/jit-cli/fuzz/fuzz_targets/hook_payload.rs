@@ -17,12 +17,23 @@ pub enum AgentKind {
 mod payload;
 
 fuzz_target!(|data: &[u8]| {
-    for agent in [None, Some(AgentKind::ClaudeCode), Some(AgentKind::Codex), Some(AgentKind::Gemini)] {
-        if let Ok(payload) = payload::parse(data, agent) {
-            assert!(!payload.session_id.is_empty());
-            if let Some(agent) = agent {
-                assert_eq!(payload.agent, agent);
-            }
+    // The first byte picks how the agent is told: named, or recognised.
+    let (agent, payload) = match data.split_first() {
+        Some((b, rest)) => (
+            match b % 4 {
+                0 => None,
+                1 => Some(AgentKind::ClaudeCode),
+                2 => Some(AgentKind::Codex),
+                _ => Some(AgentKind::Gemini),
+            },
+            rest,
+        ),
+        None => (None, data),
+    };
+    if let Ok(parsed) = payload::parse(payload, agent) {
+        assert!(!parsed.session_id.is_empty());
+        if let Some(agent) = agent {
+            assert_eq!(parsed.agent, agent);
         }
     }
 });
