@@ -17,11 +17,16 @@ pub(crate) fn normalize(path: &Utf8Path) -> Utf8PathBuf {
     for component in path.components() {
         match component {
             Utf8Component::CurDir => {}
-            Utf8Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
+            Utf8Component::ParentDir => match out.components().next_back() {
+                // `a/..` is nothing.
+                Some(Utf8Component::Normal(_)) => {
+                    out.pop();
                 }
-            }
+                // `/..` is `/`: nothing is above the root.
+                Some(Utf8Component::RootDir | Utf8Component::Prefix(_)) => {}
+                // A relative path that climbs keeps every `..` (`../..`).
+                Some(Utf8Component::ParentDir | Utf8Component::CurDir) | None => out.push(".."),
+            },
             other => out.push(other.as_str()),
         }
     }
@@ -89,6 +94,31 @@ mod tests {
     }
 
     #[test]
+    fn parent_segments_never_climb_above_the_root_nor_vanish_in_a_relative_path() {
+        assert_eq!(normalize(Utf8Path::new("/../a")), Utf8PathBuf::from("/a"));
+        assert_eq!(
+            normalize(Utf8Path::new("/a/../../b")),
+            Utf8PathBuf::from("/b")
+        );
+        assert_eq!(
+            normalize(Utf8Path::new("../..")),
+            Utf8PathBuf::from("../..")
+        );
+        assert_eq!(
+            normalize(Utf8Path::new("a/../../b")),
+            Utf8PathBuf::from("../b")
+        );
+        assert_eq!(normalize(Utf8Path::new("a/..")), Utf8PathBuf::from(""));
+        assert_eq!(
+            relative_to(
+                &normalize(Utf8Path::new("/../etc/passwd")),
+                Utf8Path::new("/")
+            ),
+            Some(Utf8Path::new("etc/passwd"))
+        );
+    }
+
+    #[test]
     fn normalize_is_lexical() {
         assert_eq!(
             normalize(Utf8Path::new("/a/./b/../c")),
@@ -98,5 +128,105 @@ mod tests {
             normalize(Utf8Path::new("./src/a.ts")),
             Utf8PathBuf::from("src/a.ts")
         );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        /// Path pieces with every lexical trap: `.`, `..`, doubled and
+        /// trailing separators.
+        const PIECES: &[&str] = &["a", "b", "c", ".", "..", "..", "/", "/", "//"];
+
+        fn path() -> impl Strategy<Value = String> {
+            (
+                any::<bool>(),
+                prop::collection::vec(prop::sample::select(PIECES), 0..10),
+            )
+                .prop_map(|(absolute, pieces)| {
+                    let mut path = if absolute {
+                        "/".to_owned()
+                    } else {
+                        String::new()
+                    };
+                    for piece in pieces {
+                        if !path.is_empty() && !path.ends_with('/') && piece != "/" && piece != "//"
+                        {
+                            path.push('/');
+                        }
+                        path.push_str(piece);
+                    }
+                    path
+                })
+        }
+
+        fn root() -> impl Strategy<Value = String> {
+            prop::collection::vec(prop::sample::select(&["r", "s", "proj"][..]), 0..3)
+                .prop_map(|segments| format!("/{}", segments.join("/")))
+        }
+
+        static CONTAINED: AtomicUsize = AtomicUsize::new(0);
+        static CLIMBED: AtomicUsize = AtomicUsize::new(0);
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+            #[test]
+            fn normalize_is_idempotent_and_leaves_no_dot_segment(path in path()) {
+                let once = normalize(Utf8Path::new(&path));
+                prop_assert_eq!(normalize(&once), once.clone());
+                let components: Vec<_> = once.components().collect();
+                prop_assert!(!components.contains(&Utf8Component::CurDir), "{path:?} -> {once:?}");
+                // `..` survives only at the start of a relative path.
+                let climbing = components
+                    .iter()
+                    .take_while(|c| **c == Utf8Component::ParentDir)
+                    .count();
+                prop_assert!(
+                    !components[climbing..].contains(&Utf8Component::ParentDir),
+                    "{path:?} -> {once:?}"
+                );
+                prop_assert!(once.is_absolute() == path.starts_with('/'));
+                if once.is_absolute() {
+                    prop_assert_eq!(climbing, 0);
+                }
+            }
+
+            fn nothing_escapes_the_root_through_parent_segments(root in root(), rel in path()) {
+                let root = normalize(Utf8Path::new(&root));
+                let joined = normalize(&root.join(rel.trim_start_matches('/')));
+                match relative_to(&joined, &root) {
+                    Some(inside) => {
+                        CONTAINED.fetch_add(1, Ordering::Relaxed);
+                        prop_assert!(
+                            !inside.components().any(|c| c == Utf8Component::ParentDir),
+                            "{rel:?} under {root} gave {inside:?}"
+                        );
+                        prop_assert_eq!(normalize(&root.join(inside)), joined);
+                    }
+                    None => {
+                        CLIMBED.fetch_add(1, Ordering::Relaxed);
+                        // Outside the root means the path really climbed out.
+                        prop_assert!(rel.contains(".."), "{rel:?} under {root} left it");
+                    }
+                }
+            }
+        }
+
+        /// The containment property must have judged enough cases on both
+        /// sides to mean anything; a generator that drifts fails here.
+        #[test]
+        fn containment_property_reaches_both_outcomes() {
+            nothing_escapes_the_root_through_parent_segments();
+            assert!(
+                CONTAINED.load(Ordering::Relaxed) >= 500,
+                "{CONTAINED:?} contained cases"
+            );
+            assert!(
+                CLIMBED.load(Ordering::Relaxed) >= 100,
+                "{CLIMBED:?} climbing cases"
+            );
+        }
     }
 }
