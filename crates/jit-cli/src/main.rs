@@ -40,6 +40,9 @@ enum Command {
     Stats(cmd::stats::Args),
     /// Run as an agent's hook (Claude Code, Codex, Gemini CLI), or install it.
     Hook(cmd::hook::Args),
+    /// Replay a recorded agent session: what JIT would have injected, when,
+    /// and at what cost, against eager and native loading.
+    Replay(cmd::replay::Args),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Command::Startup(args) => cmd::startup::run(args),
         Command::Stats(args) => cmd::stats::run(args),
         Command::Hook(args) => cmd::hook::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
     };
     match result {
         Ok(code) => code,

@@ -7,6 +7,7 @@ pub mod explain;
 pub mod hook;
 pub mod imports;
 pub mod paths;
+pub mod replay;
 pub mod startup;
 pub mod stats;
 

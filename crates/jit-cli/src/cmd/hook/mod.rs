@@ -136,10 +136,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// The rule sources jit runs for `agent`: the Claude convention, plus the
+/// agent's own files.
+pub fn sources(agent: AgentKind) -> Vec<Box<dyn jit_core::RuleSource>> {
+    native::sources(agent)
+}
+
 /// The registered tool an agent's tool maps to (`Write` → `write`), if jit
 /// has a reporter for it. The tables live in `jit_tools::Agent`, where the
 /// audit checks every entry against the registry.
-fn registered_tool(agent: AgentKind, tool: &str) -> Option<&'static str> {
+pub fn registered_tool(agent: AgentKind, tool: &str) -> Option<&'static str> {
     agent.tools().registered_tool(tool)
 }
 

@@ -1,0 +1,368 @@
+//! `jit replay`: what just-in-time rules would have done in a recorded agent session, against loading every rule up front and against the agent's own loading.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::cmd::non_empty_path;
+use crate::output::{self, escape};
+
+mod html;
+mod simulate;
+pub mod transcript;
+
+pub use simulate::{Options, Replay, replay};
+pub use transcript::{Format, Trace};
+
+/// Arguments of `jit replay`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Print one JSON object per transcript instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// The transcripts' format.
+    #[arg(long, value_enum, default_value = "auto")]
+    format: Format,
+    /// The checkout to replay on (default: the transcript's working
+    /// directory, or its git root, when it exists; else the current
+    /// directory). When the transcript was recorded elsewhere, paths under
+    /// its session directory are mapped onto this root.
+    #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
+    root: Option<PathBuf>,
+    /// Map a path prefix of the transcript onto another (repeatable):
+    /// `--map /home/alice/proj=/src/proj`.
+    #[arg(long = "map", value_name = "FROM=TO", value_parser = parse_map)]
+    maps: Vec<(Utf8PathBuf, Utf8PathBuf)>,
+    /// Write a self-contained HTML report (chart, timeline, misses) to FILE.
+    #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
+    html: Option<PathBuf>,
+    /// Append the replayed sessions' events (JSON Lines, the schema `jit
+    /// stats` reads) to FILE.
+    #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
+    events: Option<PathBuf>,
+    /// Skip the startup load (only just-in-time discovery runs).
+    #[arg(long)]
+    no_startup: bool,
+    /// Transcripts to replay, each as its own session (default: the bundled
+    /// demo, `examples/demo/session.jsonl`, on `examples/demo`).
+    #[arg(value_name = "TRANSCRIPT", value_parser = non_empty_path)]
+    transcripts: Vec<PathBuf>,
+}
+
+fn parse_map(value: &str) -> Result<(Utf8PathBuf, Utf8PathBuf), String> {
+    match value.split_once('=') {
+        Some((from, to)) if !from.is_empty() && !to.is_empty() => {
+            Ok((Utf8PathBuf::from(from), Utf8PathBuf::from(to)))
+        }
+        _ => Err(format!("expected FROM=TO, got {value:?}")),
+    }
+}
+
+/// Where the bundled demo lives in the source tree this binary was built from.
+fn demo_dir() -> Utf8PathBuf {
+    Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/demo")
+}
+
+/// Runs `jit replay`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let cwd = crate::cmd::startup::current_dir()?;
+    let absolute = |p: PathBuf, what: &str| -> anyhow::Result<Utf8PathBuf> {
+        let p = Utf8PathBuf::from_path_buf(p)
+            .map_err(|p| anyhow::anyhow!("{what} {} is not UTF-8", p.display()))?;
+        Ok(if p.is_absolute() { p } else { cwd.join(p) })
+    };
+    let (transcripts, mut root) = if args.transcripts.is_empty() {
+        let demo = demo_dir();
+        let demo = demo.canonicalize_utf8().unwrap_or(demo);
+        let session = demo.join("session.jsonl");
+        if !session.is_file() {
+            bail!(
+                "no TRANSCRIPT given, and the bundled demo is not at {session} (it ships with the source tree); give a transcript to replay"
+            );
+        }
+        (vec![session], Some(demo))
+    } else {
+        let transcripts = args
+            .transcripts
+            .into_iter()
+            .map(|t| absolute(t, "TRANSCRIPT"))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        (transcripts, None)
+    };
+    if let Some(dir) = args.root {
+        root = Some(absolute(dir, "--root")?);
+    }
+    if args.html.is_some() && transcripts.len() > 1 {
+        bail!("--html writes one report: give one TRANSCRIPT with it");
+    }
+    let events = args.events.map(|e| absolute(e, "--events")).transpose()?;
+
+    let mut out = output::stdout();
+    for (i, path) in transcripts.iter().enumerate() {
+        let trace = transcript::read(path, args.format)?;
+        let root = match &root {
+            Some(root) => root.clone(),
+            None => default_root(&trace, &cwd),
+        };
+        let mut maps = args.maps.clone();
+        // A transcript recorded in another checkout replays on this one.
+        if let Some(first) = &trace.first_cwd
+            && !first.starts_with(&root)
+        {
+            let session_dir = project_dir(first);
+            if !maps.iter().any(|(from, _)| from == &session_dir) {
+                maps.push((session_dir, root.clone()));
+            }
+        }
+        if !root.is_dir() {
+            bail!("the root {root} is not a directory; give the checkout with --root");
+        }
+        let options = Options {
+            root,
+            maps,
+            events: events.clone(),
+            startup: !args.no_startup,
+        };
+        let report = replay(&trace, &options)
+            .with_context(|| format!("cannot replay {path} on {}", options.root))?;
+        if let Some(html_path) = &args.html {
+            let html_path = absolute(html_path.clone(), "--html")?;
+            std::fs::write(&html_path, html::render(&report, path))
+                .with_context(|| format!("cannot write {html_path}"))?;
+        }
+        if args.json {
+            serde_json::to_writer(&mut out, &report)?;
+            writeln!(out)?;
+        } else {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            write_report(&mut out, &report, path)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The root a transcript replays on when none is given: the git root
+/// above its first working directory, or that directory, when it exists
+/// here; else the current directory.
+fn default_root(trace: &Trace, cwd: &Utf8Path) -> Utf8PathBuf {
+    match &trace.first_cwd {
+        Some(first) if first.is_dir() => project_dir(first),
+        _ => cwd.to_owned(),
+    }
+}
+
+/// The git worktree root at or above `dir` when one is there, else `dir`.
+fn project_dir(dir: &Utf8Path) -> Utf8PathBuf {
+    dir.ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
+        .unwrap_or(dir)
+        .to_owned()
+}
+
+/// Tokens are estimated as bytes ÷ 4, a rough rate for ASCII-heavy text.
+pub fn tokens(bytes: u64) -> u64 {
+    bytes.div_ceil(4)
+}
+
+fn write_report(out: &mut dyn Write, report: &Replay, path: &Utf8Path) -> anyhow::Result<()> {
+    let s = &report.summary;
+    writeln!(
+        out,
+        "Replay of {} ({}) on {}",
+        escape(path.as_str()),
+        s.format,
+        escape(&s.root)
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:>5}  {:<16} {:<16} paths → rules",
+        "step", "channel", "tool"
+    )?;
+    for step in &report.steps {
+        let paths = if step.paths.is_empty() {
+            "-".to_owned()
+        } else {
+            step.paths
+                .iter()
+                .map(|p| escape(p))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        writeln!(
+            out,
+            "{:>5}  {:<16} {:<16} {}",
+            step.step,
+            escape(&step.channel),
+            escape(&step.tool),
+            paths
+        )?;
+        for loaded in &step.loaded {
+            writeln!(
+                out,
+                "{:>5}  {:<16} {:<16}   + {} ({}, {})",
+                "",
+                "",
+                "",
+                escape(&loaded.file),
+                loaded.attribution,
+                size(loaded.bytes)
+            )?;
+        }
+        let mut reasons: Vec<(&str, usize)> = Vec::new();
+        for skipped in &step.skipped {
+            match reasons.iter_mut().find(|(r, _)| *r == skipped.reason) {
+                Some((_, n)) => *n += 1,
+                None => reasons.push((&skipped.reason, 1)),
+            }
+        }
+        if !reasons.is_empty() {
+            let text: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            writeln!(
+                out,
+                "{:>5}  {:<16} {:<16}   skipped: {}",
+                "",
+                "",
+                "",
+                text.join(", ")
+            )?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} calls in {} batches on {} channel(s), {} compaction(s)",
+        s.calls,
+        s.batches,
+        s.channels.len(),
+        s.compactions
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<10} {:>6} {:>12} {:>10}   resident in context",
+        "strategy", "rules", "bytes", "~tokens"
+    )?;
+    writeln!(
+        out,
+        "{:<10} {:>6} {:>12} {:>10}   {} at every step ({} byte-steps)",
+        "eager",
+        s.eager.rules,
+        s.eager.bytes,
+        tokens(s.eager.bytes),
+        size(s.eager.bytes),
+        s.eager.resident_byte_steps
+    )?;
+    if s.native.known {
+        writeln!(
+            out,
+            "{:<10} {:>6} {:>12} {:>10}   as the transcript records it",
+            "native",
+            s.native.rules,
+            s.native.bytes,
+            tokens(s.native.bytes)
+        )?;
+    } else {
+        writeln!(
+            out,
+            "{:<10} {:>6} {:>12} {:>10}   unknown: this transcript does not record the agent's own loads",
+            "native", "-", "-", "-"
+        )?;
+    }
+    writeln!(
+        out,
+        "{:<10} {:>6} {:>12} {:>10}   p50 {}, max {} ({} byte-steps)",
+        "jit",
+        s.jit.rules,
+        s.jit.bytes,
+        tokens(s.jit.bytes),
+        size(s.jit.resident_p50),
+        size(s.jit.resident_max),
+        s.jit.resident_byte_steps
+    )?;
+    writeln!(
+        out,
+        "{} of the project's {} rule files were never relevant to this session.",
+        s.jit.never_relevant, s.eager.rules
+    )?;
+    writeln!(out)?;
+    if !s.native.known {
+        writeln!(
+            out,
+            "Missed by native loading: unknown (the transcript does not record what the agent loaded)."
+        )?;
+    } else if s.missed_by_native.is_empty() {
+        writeln!(
+            out,
+            "Missed by native loading: none (every rule a tool reached was loaded by the agent)."
+        )?;
+    } else {
+        writeln!(
+            out,
+            "Missed by native loading ({}): a tool touched their scope, the agent never loaded them:",
+            s.missed_by_native.len()
+        )?;
+        for missed in &s.missed_by_native {
+            writeln!(
+                out,
+                "  {}  first at step {} ({})",
+                escape(&missed.file),
+                missed.first_step,
+                escape(&missed.trigger)
+            )?;
+        }
+    }
+    let mut notes = Vec::new();
+    if !s.unknown_tools.is_empty() {
+        let names: Vec<String> = s
+            .unknown_tools
+            .iter()
+            .map(|(name, n)| format!("{} ×{n}", escape(name)))
+            .collect();
+        notes.push(format!(
+            "tools with no reporter, counted and not guessed: {}",
+            names.join(", ")
+        ));
+    }
+    if s.skipped_records > 0 {
+        notes.push(format!(
+            "{} transcript record(s) malformed or of an unknown type, skipped",
+            s.skipped_records
+        ));
+    }
+    if s.outside_root > 0 {
+        notes.push(format!(
+            "{} touched path(s) outside the root",
+            s.outside_root
+        ));
+    }
+    if s.malformed_calls > 0 {
+        notes.push(format!(
+            "{} call(s) whose input their reporter rejected",
+            s.malformed_calls
+        ));
+    }
+    notes.push("~tokens = bytes ÷ 4, an estimate for ASCII-heavy text, not a count".to_owned());
+    writeln!(out)?;
+    for note in notes {
+        writeln!(out, "note: {note}")?;
+    }
+    Ok(())
+}
+
+/// Bytes for people: `640 B`, `12.3 KB`.
+pub fn size(bytes: u64) -> String {
+    if bytes < 1000 {
+        format!("{bytes} B")
+    } else if bytes < 1_000_000 {
+        format!("{:.1} KB", bytes as f64 / 1000.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / 1_000_000.0)
+    }
+}

@@ -1,0 +1,701 @@
+//! Transcripts as the agents write them (Claude Code, Codex) and a generic JSON Lines form, read into one sequence of tool-call batches, compactions and native loads.
+//!
+//! Reading never fails on a record: a malformed line or an unknown record
+//! type is counted in [`Trace::skipped_records`] and the rest is read.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+
+use anyhow::Context;
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
+
+/// The longest transcript line read whole; a longer one (a huge tool
+/// result) is skipped and counted, so one line cannot take the memory.
+pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// A transcript format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Claude Code's session JSON Lines (`~/.claude/projects/…/<session>.jsonl`).
+    ClaudeCode,
+    /// Codex CLI's rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
+    Codex,
+    /// jit's generic form: one `{"tool","input","batch"?,"channel"?,"compact"?}` per line.
+    Generic,
+    /// Recognised from the first records.
+    Auto,
+}
+
+impl Format {
+    /// The name used on the command line and in the output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::Generic => "generic",
+            Format::Auto => "auto",
+        }
+    }
+}
+
+/// The context a call runs in: the main conversation or one sub-agent.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Channel {
+    /// The main conversation.
+    Main,
+    /// A sub-agent, by id.
+    Subagent(String),
+}
+
+impl Channel {
+    /// `main` or `subagent:<id>`, as events and the generic format write it.
+    pub fn label(&self) -> String {
+        match self {
+            Channel::Main => "main".to_owned(),
+            Channel::Subagent(id) => format!("subagent:{id}"),
+        }
+    }
+
+    fn parse(label: &str) -> Option<Channel> {
+        match label {
+            "main" => Some(Channel::Main),
+            _ => label
+                .strip_prefix("subagent:")
+                .filter(|id| !id.is_empty())
+                .map(|id| Channel::Subagent(id.to_owned())),
+        }
+    }
+}
+
+/// One tool call as the transcript gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// The tool's name in the transcript's own vocabulary (`Write`,
+    /// `apply_patch`, or a registered name in the generic form).
+    pub tool: String,
+    /// Its input.
+    pub input: Value,
+}
+
+/// What happened, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// Tool calls the model issued together (one model turn).
+    Batch {
+        /// Where they ran.
+        channel: Channel,
+        /// The working directory they ran in, when the record says.
+        cwd: Option<Utf8PathBuf>,
+        /// The calls, in order.
+        calls: Vec<Call>,
+    },
+    /// The context was compacted: what was injected is gone.
+    Compact {
+        /// Which context.
+        channel: Channel,
+    },
+    /// The agent loaded a rule file by itself.
+    Native {
+        /// Into which context.
+        channel: Channel,
+        /// The file, as the transcript names it.
+        path: Utf8PathBuf,
+        /// Bytes of its text as loaded.
+        bytes: u64,
+    },
+}
+
+/// A transcript read into items.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trace {
+    /// The format it was read as.
+    pub format: Option<Format>,
+    /// The session's first working directory, when the records carry one.
+    pub first_cwd: Option<Utf8PathBuf>,
+    /// Tool batches, compactions and native loads in order.
+    pub items: Vec<Item>,
+    /// Lines that were not JSON, records of an unknown type, and records
+    /// missing what their type needs: counted, never fatal.
+    pub skipped_records: u64,
+    /// Whether the transcript records what the agent loaded by itself
+    /// (Claude Code's `nested_memory` attachments).
+    pub records_native: bool,
+    /// Hook injections the transcript records (`hook_additional_context`).
+    pub hook_contexts: u64,
+}
+
+/// Reads the transcript at `path` (and, for Claude Code, its sub-agent
+/// transcripts) as `format`.
+pub fn read(path: &Utf8Path, format: Format) -> anyhow::Result<Trace> {
+    let lines = read_lines(path)?;
+    let format = match format {
+        Format::Auto => recognise(&lines.records),
+        other => other,
+    };
+    let mut trace = Trace {
+        format: Some(format),
+        skipped_records: lines.skipped,
+        ..Trace::default()
+    };
+    match format {
+        Format::ClaudeCode | Format::Auto => {
+            let mut claude = ClaudeReader::default();
+            claude.read(&lines.records, None, &mut trace);
+            for (id, file) in subagent_files(path) {
+                let sub = read_lines(&file)?;
+                trace.skipped_records += sub.skipped;
+                claude.read(&sub.records, Some(id), &mut trace);
+            }
+            trace.items = claude.into_items();
+        }
+        Format::Codex => read_codex(&lines.records, &mut trace),
+        Format::Generic => read_generic(&lines.records, &mut trace),
+    }
+    Ok(trace)
+}
+
+/// The parsed records of one file; `None` where a line was not a JSON
+/// object.
+struct Lines {
+    records: Vec<Value>,
+    skipped: u64,
+}
+
+fn read_lines(path: &Utf8Path) -> anyhow::Result<Lines> {
+    let file = std::fs::File::open(path).with_context(|| format!("cannot open {path}"))?;
+    let mut reader = BufReader::new(file);
+    let mut records = Vec::new();
+    let mut skipped = 0;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("cannot read {path}"))?;
+        if read == 0 {
+            break;
+        }
+        if line.len() > MAX_LINE_BYTES && !line.ends_with(b"\n") {
+            // Skip the rest of the over-long line.
+            skipped += 1;
+            let mut rest = Vec::new();
+            reader
+                .read_until(b'\n', &mut rest)
+                .with_context(|| format!("cannot read {path}"))?;
+            continue;
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Value>(&line) {
+            Ok(value) if value.is_object() => records.push(value),
+            _ => skipped += 1,
+        }
+    }
+    Ok(Lines { records, skipped })
+}
+
+use std::io::Read as _;
+
+/// Codex rollouts have `payload`; Claude Code records have `sessionId` or
+/// `parentUuid`; anything else with a `tool` is the generic form.
+fn recognise(records: &[Value]) -> Format {
+    for record in records.iter().take(50) {
+        if record.get("payload").is_some() && record.get("type").is_some() {
+            return Format::Codex;
+        }
+        if record.get("sessionId").is_some()
+            || record.get("parentUuid").is_some()
+            || record.get("isSidechain").is_some()
+        {
+            return Format::ClaudeCode;
+        }
+        if record.get("tool").is_some() || record.get("compact").is_some() {
+            return Format::Generic;
+        }
+    }
+    Format::ClaudeCode
+}
+
+/// The sub-agent transcripts of the Claude Code session at `path`:
+/// `<session>/subagents/agent-<id>.jsonl` (current versions), else
+/// `agent-<id>.jsonl` files beside it that belong to the session (older
+/// versions). Sorted by id.
+fn subagent_files(path: &Utf8Path) -> Vec<(String, Utf8PathBuf)> {
+    let mut found = BTreeMap::new();
+    let Some(stem) = path.file_stem() else {
+        return Vec::new();
+    };
+    if stem.starts_with("agent-") {
+        // A sub-agent transcript given on its own has no sub-agents.
+        return Vec::new();
+    }
+    let nested = path.with_file_name(stem).join("subagents");
+    for file in jsonl_files(&nested) {
+        if let Some(id) = agent_id(&file) {
+            found.insert(id, file);
+        }
+    }
+    if found.is_empty()
+        && let Some(dir) = path.parent()
+    {
+        let session = session_id_of(path);
+        for file in jsonl_files(dir) {
+            if let Some(id) = agent_id(&file)
+                && session.is_some()
+                && session_id_of(&file) == session
+            {
+                found.insert(id, file);
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+fn jsonl_files(dir: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let Ok(entries) = dir.read_dir_utf8() else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| p.extension() == Some("jsonl") && p.is_file())
+        .collect()
+}
+
+fn agent_id(file: &Utf8Path) -> Option<String> {
+    file.file_stem()?
+        .strip_prefix("agent-")
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned)
+}
+
+/// The `sessionId` of a transcript's first record that has one.
+fn session_id_of(path: &Utf8Path) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    BufReader::new(file)
+        .lines()
+        .take(20)
+        .map_while(Result::ok)
+        .filter_map(|line| serde_json::from_str::<Value>(&line).ok())
+        .find_map(|v| {
+            v.get("sessionId")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+}
+
+/// Claude Code records, from one or more files, kept with their
+/// timestamps so sub-agent files interleave with the main one.
+#[derive(Default)]
+struct ClaudeReader {
+    /// (timestamp, file order, item).
+    items: Vec<(String, usize, Item)>,
+    /// The open batch: its message id and channel and index in `items`.
+    open: Option<(String, Channel, usize)>,
+}
+
+impl ClaudeReader {
+    fn read(&mut self, records: &[Value], file_agent: Option<String>, trace: &mut Trace) {
+        self.open = None;
+        let mut last_time = String::new();
+        for record in records {
+            if let Some(time) = record.get("timestamp").and_then(Value::as_str) {
+                last_time = time.to_owned();
+            }
+            let channel = match (&file_agent, record.get("isSidechain")) {
+                (Some(id), _) => Channel::Subagent(id.clone()),
+                (None, Some(Value::Bool(true))) => Channel::Subagent(
+                    record
+                        .get("agentId")
+                        .and_then(Value::as_str)
+                        .unwrap_or("sidechain")
+                        .to_owned(),
+                ),
+                _ => Channel::Main,
+            };
+            let cwd = record
+                .get("cwd")
+                .and_then(Value::as_str)
+                .filter(|c| !c.is_empty())
+                .map(Utf8PathBuf::from);
+            if file_agent.is_none() && trace.first_cwd.is_none() {
+                trace.first_cwd.clone_from(&cwd);
+            }
+            let order = self.items.len();
+            match record.get("type").and_then(Value::as_str) {
+                Some("assistant") => {
+                    let message = record.get("message");
+                    let id = message
+                        .and_then(|m| m.get("id"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                        .or_else(|| {
+                            record
+                                .get("uuid")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned)
+                        })
+                        .unwrap_or_default();
+                    let Some(content) = message
+                        .and_then(|m| m.get("content"))
+                        .and_then(Value::as_array)
+                    else {
+                        if message.is_none() {
+                            trace.skipped_records += 1;
+                        }
+                        continue;
+                    };
+                    for block in content {
+                        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                            continue;
+                        }
+                        let (Some(name), Some(input)) = (
+                            block.get("name").and_then(Value::as_str),
+                            block.get("input"),
+                        ) else {
+                            trace.skipped_records += 1;
+                            continue;
+                        };
+                        let call = Call {
+                            tool: name.to_owned(),
+                            input: input.clone(),
+                        };
+                        match &self.open {
+                            Some((open_id, open_channel, at))
+                                if *open_id == id && *open_channel == channel =>
+                            {
+                                if let Item::Batch { calls, .. } = &mut self.items[*at].2 {
+                                    calls.push(call);
+                                }
+                            }
+                            _ => {
+                                self.open = Some((id.clone(), channel.clone(), self.items.len()));
+                                self.items.push((
+                                    last_time.clone(),
+                                    order,
+                                    Item::Batch {
+                                        channel: channel.clone(),
+                                        cwd: cwd.clone(),
+                                        calls: vec![call],
+                                    },
+                                ));
+                            }
+                        }
+                    }
+                }
+                Some("system") => {
+                    if record.get("subtype").and_then(Value::as_str) == Some("compact_boundary") {
+                        self.open = None;
+                        self.items
+                            .push((last_time.clone(), order, Item::Compact { channel }));
+                    }
+                }
+                Some("attachment") => {
+                    let attachment = record.get("attachment").unwrap_or(record);
+                    match attachment.get("type").and_then(Value::as_str) {
+                        Some("nested_memory") => {
+                            trace.records_native = true;
+                            let path = attachment.get("path").and_then(Value::as_str);
+                            let bytes = attachment
+                                .get("content")
+                                .and_then(Value::as_str)
+                                .map_or(0, |c| c.len() as u64);
+                            match path {
+                                Some(path) if !path.is_empty() => self.items.push((
+                                    last_time.clone(),
+                                    order,
+                                    Item::Native {
+                                        channel,
+                                        path: Utf8PathBuf::from(path),
+                                        bytes,
+                                    },
+                                )),
+                                _ => trace.skipped_records += 1,
+                            }
+                        }
+                        Some("hook_additional_context") => trace.hook_contexts += 1,
+                        // Other attachments (files, diagnostics, todos) are
+                        // no rules.
+                        Some(_) => {}
+                        None => trace.skipped_records += 1,
+                    }
+                }
+                // Known records that hold no tool call.
+                Some("user" | "summary" | "progress" | "file-history-snapshot") => {}
+                _ => trace.skipped_records += 1,
+            }
+        }
+        self.open = None;
+    }
+
+    /// Items in time order; a record without a timestamp keeps the time of
+    /// the record before it, and ties keep file order (main file first).
+    fn into_items(mut self) -> Vec<Item> {
+        // Files are read one after another; a stable sort by timestamp
+        // interleaves sub-agents into the main conversation.
+        self.items.sort_by(|a, b| a.0.cmp(&b.0));
+        let _ = self.open;
+        self.items.into_iter().map(|(_, _, item)| item).collect()
+    }
+}
+
+/// Codex rollout lines: `{timestamp, type, payload}`.
+fn read_codex(records: &[Value], trace: &mut Trace) {
+    let mut cwd: Option<Utf8PathBuf> = None;
+    // Consecutive calls of one response form one batch.
+    let mut batch: Vec<Call> = Vec::new();
+    let flush = |batch: &mut Vec<Call>, cwd: &Option<Utf8PathBuf>, items: &mut Vec<Item>| {
+        if !batch.is_empty() {
+            items.push(Item::Batch {
+                channel: Channel::Main,
+                cwd: cwd.clone(),
+                calls: std::mem::take(batch),
+            });
+        }
+    };
+    for record in records {
+        let payload = record.get("payload");
+        match record.get("type").and_then(Value::as_str) {
+            Some("session_meta" | "turn_context") => {
+                if let Some(dir) = payload
+                    .and_then(|p| p.get("cwd"))
+                    .and_then(Value::as_str)
+                    .filter(|c| !c.is_empty())
+                {
+                    flush(&mut batch, &cwd, &mut trace.items);
+                    cwd = Some(Utf8PathBuf::from(dir));
+                    if trace.first_cwd.is_none() {
+                        trace.first_cwd.clone_from(&cwd);
+                    }
+                }
+            }
+            Some("response_item") => {
+                let Some(payload) = payload else {
+                    trace.skipped_records += 1;
+                    continue;
+                };
+                match payload.get("type").and_then(Value::as_str) {
+                    Some("function_call") => {
+                        let name = payload.get("name").and_then(Value::as_str).unwrap_or("");
+                        let arguments = payload
+                            .get("arguments")
+                            .and_then(Value::as_str)
+                            .and_then(|a| serde_json::from_str::<Value>(a).ok());
+                        match (name, arguments) {
+                            ("", _) | (_, None) => trace.skipped_records += 1,
+                            (name, Some(arguments)) => batch.push(codex_call(name, arguments)),
+                        }
+                    }
+                    Some("custom_tool_call") => {
+                        let name = payload.get("name").and_then(Value::as_str).unwrap_or("");
+                        match payload.get("input").and_then(Value::as_str) {
+                            Some(input) if !name.is_empty() => batch.push(Call {
+                                tool: name.to_owned(),
+                                input: serde_json::json!({ "command": input }),
+                            }),
+                            _ => trace.skipped_records += 1,
+                        }
+                    }
+                    Some("local_shell_call") => {
+                        let command = payload
+                            .get("action")
+                            .and_then(|a| a.get("command"))
+                            .and_then(shell_script);
+                        match command {
+                            Some(command) => batch.push(Call {
+                                tool: "Bash".to_owned(),
+                                input: serde_json::json!({ "command": command }),
+                            }),
+                            None => trace.skipped_records += 1,
+                        }
+                    }
+                    // Outputs, messages and reasoning end a response's calls.
+                    Some(_) => flush(&mut batch, &cwd, &mut trace.items),
+                    None => trace.skipped_records += 1,
+                }
+            }
+            Some("compacted") => {
+                flush(&mut batch, &cwd, &mut trace.items);
+                trace.items.push(Item::Compact {
+                    channel: Channel::Main,
+                });
+            }
+            Some("event_msg") => {}
+            _ => trace.skipped_records += 1,
+        }
+    }
+    flush(&mut batch, &cwd, &mut trace.items);
+}
+
+/// A Codex function call under the names the hook tables know: shell runs
+/// become `Bash` with the script as `command`, patches `apply_patch` with
+/// the patch as `command`; any other name stays as it is (and is counted
+/// as unknown unless a table knows it).
+fn codex_call(name: &str, arguments: Value) -> Call {
+    match name {
+        "shell" | "container.exec" | "exec_command" | "shell_command" | "local_shell" => {
+            let command = arguments
+                .get("command")
+                .or_else(|| arguments.get("cmd"))
+                .and_then(shell_script);
+            match command {
+                Some(command) => Call {
+                    tool: "Bash".to_owned(),
+                    input: serde_json::json!({ "command": command }),
+                },
+                None => Call {
+                    tool: name.to_owned(),
+                    input: arguments,
+                },
+            }
+        }
+        "apply_patch" => {
+            let patch = arguments
+                .get("input")
+                .or_else(|| arguments.get("patch"))
+                .or_else(|| arguments.get("command"))
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            Call {
+                tool: "apply_patch".to_owned(),
+                input: match patch {
+                    Some(patch) => serde_json::json!({ "command": patch }),
+                    None => arguments,
+                },
+            }
+        }
+        _ => Call {
+            tool: name.to_owned(),
+            input: arguments,
+        },
+    }
+}
+
+/// A shell command as one script: a string as it is; an argv of the form
+/// `bash -lc SCRIPT` (or `sh -c`) as its script; another argv quoted and
+/// joined.
+fn shell_script(command: &Value) -> Option<String> {
+    match command {
+        Value::String(script) => Some(script.clone()),
+        Value::Array(argv) => {
+            let argv: Vec<&str> = argv.iter().map(Value::as_str).collect::<Option<_>>()?;
+            match argv.as_slice() {
+                [shell, flag, script]
+                    if matches!(*shell, "bash" | "sh" | "zsh" | "/bin/bash" | "/bin/sh")
+                        && matches!(*flag, "-c" | "-lc" | "-l -c") =>
+                {
+                    Some((*script).to_owned())
+                }
+                [] => None,
+                words => Some(words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A word quoted for a POSIX shell when it needs it.
+fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The generic form: `{"tool","input","batch"?,"channel"?,"compact"?,"cwd"?}`.
+/// Consecutive lines with the same `batch` number and channel are one
+/// batch; a line with `"compact": true` compacts its channel before its
+/// call (a line may be a compaction alone).
+fn read_generic(records: &[Value], trace: &mut Trace) {
+    let mut open: Option<(u64, Channel)> = None;
+    for record in records {
+        let channel = match record.get("channel") {
+            None | Some(Value::Null) => Some(Channel::Main),
+            Some(Value::String(label)) => Channel::parse(label),
+            Some(_) => None,
+        };
+        let Some(channel) = channel else {
+            trace.skipped_records += 1;
+            continue;
+        };
+        let cwd = record
+            .get("cwd")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+            .map(Utf8PathBuf::from);
+        if trace.first_cwd.is_none() {
+            trace.first_cwd.clone_from(&cwd);
+        }
+        if record.get("compact").and_then(Value::as_bool) == Some(true) {
+            open = None;
+            trace.items.push(Item::Compact {
+                channel: channel.clone(),
+            });
+        }
+        let tool = record.get("tool").and_then(Value::as_str);
+        let input = record.get("input");
+        let (tool, input) = match (tool, input) {
+            (Some(tool), Some(input)) if !tool.is_empty() => (tool, input),
+            (None, None) if record.get("compact").is_some() => continue,
+            _ => {
+                trace.skipped_records += 1;
+                continue;
+            }
+        };
+        let call = Call {
+            tool: tool.to_owned(),
+            input: input.clone(),
+        };
+        let batch = record.get("batch").and_then(Value::as_u64);
+        match (&open, batch, trace.items.last_mut()) {
+            (Some((number, open_channel)), Some(batch), Some(Item::Batch { calls, .. }))
+                if *number == batch && *open_channel == channel =>
+            {
+                calls.push(call);
+            }
+            _ => {
+                open = batch.map(|b| (b, channel.clone()));
+                trace.items.push(Item::Batch {
+                    channel,
+                    cwd,
+                    calls: vec![call],
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_argv_becomes_its_script() {
+        let argv = serde_json::json!(["bash", "-lc", "echo hi > a.txt"]);
+        assert_eq!(shell_script(&argv).as_deref(), Some("echo hi > a.txt"));
+        let argv = serde_json::json!(["touch", "a b", "c"]);
+        assert_eq!(shell_script(&argv).as_deref(), Some("touch 'a b' c"));
+        assert_eq!(shell_script(&serde_json::json!([])), None);
+        assert_eq!(shell_script(&serde_json::json!(5)), None);
+    }
+
+    #[test]
+    fn channels_round_trip_their_labels() {
+        for label in ["main", "subagent:a1"] {
+            assert_eq!(
+                Channel::parse(label).map(|c| c.label()).as_deref(),
+                Some(label)
+            );
+        }
+        assert_eq!(Channel::parse("subagent:"), None);
+        assert_eq!(Channel::parse("side"), None);
+    }
+}
