@@ -13,6 +13,7 @@ mod hook;
 mod hook_install;
 mod imports;
 mod paths;
+mod replay;
 mod startup;
 mod stats;
 

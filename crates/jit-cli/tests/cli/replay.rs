@@ -1,0 +1,534 @@
+//! Tests of `jit replay`: transcripts in each format replayed on a fixture project, the three-way summary, the HTML report, and the generic form against `jit explain`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::{jit, jit_in};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/replay")
+        .join(name)
+}
+
+/// The project the fixture transcripts replay on.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for d in [
+        "src/ui",
+        "src/api",
+        "src/db",
+        "scripts",
+        ".claude/rules",
+        ".git",
+    ] {
+        fs::create_dir_all(root.join(d)).unwrap();
+    }
+    fs::write(root.join("CLAUDE.md"), "root rules\n").unwrap();
+    fs::write(
+        root.join("src/ui/CLAUDE.md"),
+        "---\npaths: [\"src/ui/**/*.tsx\"]\n---\nui rules\n",
+    )
+    .unwrap();
+    fs::write(root.join("src/api/CLAUDE.md"), "api rules\n").unwrap();
+    fs::write(root.join("src/db/CLAUDE.md"), "db rules\n").unwrap();
+    fs::write(
+        root.join(".claude/rules/py.md"),
+        "---\npaths: \"**/*.py\"\n---\npy rules\n",
+    )
+    .unwrap();
+    dir
+}
+
+fn replay_json(root: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["replay", "--json", "--root", root.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let (code, out, err) = jit(&all);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    doc
+}
+
+/// Each step reduced to what the timeline asserts: step, tool, channel,
+/// paths, and the loaded rules with their attribution.
+fn timeline(doc: &Value) -> Vec<Value> {
+    doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let loaded: Vec<Value> = s["loaded"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| json!([l["file"], l["attribution"], l["bytes"]]))
+                .collect();
+            json!({
+                "step": s["step"],
+                "tool": s["tool"],
+                "channel": s["channel"],
+                "paths": s["paths"],
+                "loaded": loaded,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_claude_code_transcript_replays_batches_subagents_compaction_and_native_loads() {
+    let dir = project();
+    let doc = replay_json(
+        dir.path(),
+        &[fixture("claude-code/session.jsonl").to_str().unwrap()],
+    );
+    assert_eq!(
+        timeline(&doc),
+        [
+            json!({"step": 0, "tool": "startup", "channel": "main", "paths": [],
+                   "loaded": [["CLAUDE.md", "session_start", 11]]}),
+            json!({"step": 1, "tool": "Read", "channel": "main", "paths": ["src/api/a.ts"],
+                   "loaded": [["src/api/CLAUDE.md", "nested_traversal", 10]]}),
+            json!({"step": 2, "tool": "Write+Edit", "channel": "main",
+                   "paths": ["src/ui/B.tsx", "src/ui/C.tsx"],
+                   "loaded": [["src/ui/CLAUDE.md", "path_glob_match", 9]]}),
+            json!({"step": 3, "tool": "Read", "channel": "main", "paths": ["/etc/hosts"],
+                   "loaded": []}),
+            json!({"step": 4, "tool": "Task", "channel": "main", "paths": [], "loaded": []}),
+            json!({"step": 5, "tool": "Write", "channel": "subagent:s1", "paths": ["src/ui/D.tsx"],
+                   "loaded": [["CLAUDE.md", "session_start", 11],
+                              ["src/ui/CLAUDE.md", "path_glob_match", 9]]}),
+            json!({"step": 6, "tool": "Bash", "channel": "main", "paths": ["scripts/gen.py"],
+                   "loaded": [[".claude/rules/py.md", "path_glob_match", 9]]}),
+            json!({"step": 7, "tool": "mcp__tracker__create_issue", "channel": "main",
+                   "paths": [], "loaded": []}),
+        ]
+    );
+    assert_eq!(doc["steps"][3]["skipped"][0]["reason"], "outside_root");
+    let s = &doc["summary"];
+    assert_eq!(s["calls"], 8);
+    assert_eq!(s["batches"], 7);
+    assert_eq!(s["unknown_tools"], json!({"mcp__tracker__create_issue": 1}));
+    // The comment line, the line cut short and the unknown record type.
+    assert_eq!(s["skipped_records"], 3);
+    assert_eq!(s["compactions"], 1);
+    assert_eq!(s["outside_root"], 1);
+    assert_eq!(s["channels"], json!(["main", "subagent:s1"]));
+    assert_eq!(s["format"], "claude-code");
+    assert_eq!(s["native"], json!({"known": true, "rules": 1, "bytes": 10}));
+    // Eager: all five rule files, whole, at each of the 7 steps.
+    let eager_bytes: u64 = [
+        "CLAUDE.md",
+        "src/ui/CLAUDE.md",
+        "src/api/CLAUDE.md",
+        "src/db/CLAUDE.md",
+        ".claude/rules/py.md",
+    ]
+    .iter()
+    .map(|f| fs::metadata(dir.path().join(f)).unwrap().len())
+    .sum();
+    assert_eq!(
+        s["eager"],
+        json!({"rules": 5, "bytes": eager_bytes, "resident_byte_steps": eager_bytes * 7})
+    );
+    assert_eq!(s["jit"]["rules"], 4);
+    assert_eq!(s["jit"]["bytes"], 11 + 10 + 9 + 11 + 9 + 9);
+    assert_eq!(s["jit"]["never_relevant"], 1);
+    // Native loading read src/api/CLAUDE.md itself; the write in src/ui and
+    // the shell write of a Python file brought rules it never loaded.
+    assert_eq!(
+        s["missed_by_native"],
+        json!([
+            {"file": "src/ui/CLAUDE.md", "first_step": 2, "trigger": "src/ui/B.tsx"},
+            {"file": ".claude/rules/py.md", "first_step": 6, "trigger": "scripts/gen.py"},
+        ])
+    );
+}
+
+#[test]
+fn the_compaction_brings_a_rule_back_on_its_next_touch() {
+    let dir = project();
+    let transcript = dir.path().join("t.jsonl");
+    fs::write(
+        &transcript,
+        [
+            r#"{"tool":"write","input":{"file_path":"src/ui/A.tsx","content":""}}"#,
+            r#"{"tool":"write","input":{"file_path":"src/ui/B.tsx","content":""}}"#,
+            r#"{"compact":true}"#,
+            r#"{"tool":"write","input":{"file_path":"src/ui/C.tsx","content":""}}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let doc = replay_json(dir.path(), &["--no-startup", transcript.to_str().unwrap()]);
+    let loaded: Vec<usize> = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["loaded"].as_array().unwrap().len())
+        .collect();
+    // The root rule and the UI rule; nothing on the sibling; both again
+    // after the compaction.
+    assert_eq!(loaded, [2, 0, 2]);
+    assert_eq!(doc["steps"][1]["skipped"][0]["reason"], "already_loaded");
+    assert_eq!(doc["summary"]["compactions"], 1);
+    // Native loading is unknown for the generic form: nothing is claimed missed.
+    assert_eq!(doc["summary"]["native"]["known"], false);
+    assert_eq!(doc["summary"]["missed_by_native"], json!([]));
+}
+
+#[test]
+fn a_codex_rollout_replays_shell_runs_and_patches() {
+    let dir = project();
+    let doc = replay_json(
+        dir.path(),
+        &[
+            fixture("codex/rollout-2026-11-30T11-00-01-0199-codex.jsonl")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert_eq!(
+        timeline(&doc),
+        [
+            json!({"step": 0, "tool": "startup", "channel": "main", "paths": [],
+                   "loaded": [["CLAUDE.md", "session_start", 11]]}),
+            json!({"step": 1, "tool": "Bash", "channel": "main", "paths": ["src/api/n.ts"],
+                   "loaded": [["src/api/CLAUDE.md", "nested_traversal", 10]]}),
+            json!({"step": 2, "tool": "apply_patch", "channel": "main", "paths": ["src/db/x.sql"],
+                   "loaded": [["src/db/CLAUDE.md", "nested_traversal", 9]]}),
+            json!({"step": 3, "tool": "Bash", "channel": "main", "paths": ["src/ui/Z.tsx"],
+                   "loaded": [["src/ui/CLAUDE.md", "path_glob_match", 9]]}),
+            json!({"step": 4, "tool": "view_image", "channel": "main", "paths": [], "loaded": []}),
+        ]
+    );
+    let s = &doc["summary"];
+    assert_eq!(s["format"], "codex");
+    assert_eq!(s["calls"], 4);
+    assert_eq!(s["unknown_tools"], json!({"view_image": 1}));
+    assert_eq!(s["skipped_records"], 1);
+    assert_eq!(s["compactions"], 1);
+    assert_eq!(s["native"]["known"], false);
+}
+
+#[test]
+fn the_generic_form_replays_batches_channels_and_compactions() {
+    let dir = project();
+    let doc = replay_json(
+        dir.path(),
+        &[
+            "--format",
+            "generic",
+            fixture("generic/calls.jsonl").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        timeline(&doc),
+        [
+            json!({"step": 0, "tool": "startup", "channel": "main", "paths": [],
+                   "loaded": [["CLAUDE.md", "session_start", 11]]}),
+            json!({"step": 1, "tool": "read", "channel": "main", "paths": ["src/api/a.ts"],
+                   "loaded": [["src/api/CLAUDE.md", "nested_traversal", 10]]}),
+            json!({"step": 2, "tool": "write+edit", "channel": "main",
+                   "paths": ["src/ui/B.tsx", "src/ui/C.tsx"],
+                   "loaded": [["src/ui/CLAUDE.md", "path_glob_match", 9]]}),
+            json!({"step": 3, "tool": "write", "channel": "subagent:t1", "paths": ["src/ui/D.tsx"],
+                   "loaded": [["CLAUDE.md", "session_start", 11],
+                              ["src/ui/CLAUDE.md", "path_glob_match", 9]]}),
+            json!({"step": 4, "tool": "frobnicate", "channel": "main", "paths": [], "loaded": []}),
+            json!({"step": 5, "tool": "read", "channel": "main", "paths": ["/etc/hosts"],
+                   "loaded": []}),
+        ]
+    );
+    let s = &doc["summary"];
+    assert_eq!(s["unknown_tools"], json!({"frobnicate": 1}));
+    assert_eq!(s["skipped_records"], 1);
+    assert_eq!(s["outside_root"], 1);
+}
+
+/// Eager and JIT byte arithmetic, by hand, on a three-rule project.
+#[test]
+fn eager_and_jit_bytes_add_up_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("a")).unwrap();
+    fs::create_dir_all(root.join("b")).unwrap();
+    fs::write(root.join("CLAUDE.md"), "r".repeat(99) + "\n").unwrap(); // 100 B
+    fs::write(root.join("a/CLAUDE.md"), "a".repeat(199) + "\n").unwrap(); // 200 B
+    fs::write(root.join("b/CLAUDE.md"), "b".repeat(299) + "\n").unwrap(); // 300 B
+    let transcript = root.join("t.jsonl");
+    fs::write(
+        &transcript,
+        [
+            r#"{"tool":"read","input":{"file_path":"a/x.txt"}}"#,
+            r#"{"tool":"read","input":{"file_path":"a/y.txt"}}"#,
+            r#"{"tool":"read","input":{"file_path":"a/z.txt"}}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let doc = replay_json(root, &[transcript.to_str().unwrap()]);
+    let s = &doc["summary"];
+    // Eager: 600 B resident at each of 3 steps.
+    assert_eq!(
+        s["eager"],
+        json!({"rules": 3, "bytes": 600, "resident_byte_steps": 1800})
+    );
+    // JIT: the root rule at startup (100), a/CLAUDE.md at step 1 (200):
+    // 300 B resident at steps 1, 2 and 3.
+    assert_eq!(
+        s["jit"],
+        json!({"rules": 2, "bytes": 300, "resident_p50": 300, "resident_max": 300,
+               "resident_byte_steps": 900, "never_relevant": 1})
+    );
+    let resident: Vec<u64> = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["resident_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(resident, [100, 300, 300, 300]);
+}
+
+/// A transcript recorded in another checkout replays on `--root`: paths
+/// under its session directory, in inputs and in shell commands, are mapped.
+#[test]
+fn a_transcript_from_elsewhere_is_mapped_onto_the_root() {
+    let dir = project();
+    let doc = replay_json(
+        dir.path(),
+        &[fixture("claude-code/session.jsonl").to_str().unwrap()],
+    );
+    assert_eq!(
+        doc["summary"]["root"],
+        dir.path().canonicalize().unwrap().to_str().unwrap()
+    );
+    assert_eq!(doc["steps"][1]["paths"], json!(["src/api/a.ts"]));
+
+    // Without the mapping (another --map wins for that prefix), the recorded
+    // paths are outside the root and bring nothing.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let doc = replay_json(
+        dir.path(),
+        &[
+            "--map",
+            &format!("/recorded/proj={}", elsewhere.path().display()),
+            fixture("claude-code/session.jsonl").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(doc["summary"]["jit"]["rules"], 1, "only the startup rule");
+    assert!(doc["summary"]["outside_root"].as_u64().unwrap() >= 4);
+}
+
+#[test]
+fn the_human_report_shows_the_timeline_the_strategies_and_the_misses() {
+    let dir = project();
+    let (code, out, err) = jit(&[
+        "replay",
+        "--root",
+        dir.path().to_str().unwrap(),
+        fixture("claude-code/session.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for needle in [
+        "+ src/ui/CLAUDE.md (path_glob_match, 9 B)",
+        "eager",
+        "native",
+        "jit",
+        "Missed by native loading (2)",
+        "src/ui/CLAUDE.md  first at step 2 (src/ui/B.tsx)",
+        "mcp__tracker__create_issue ×1",
+        "3 transcript record(s) malformed or of an unknown type, skipped",
+        "bytes ÷ 4",
+    ] {
+        assert!(out.contains(needle), "{needle:?} not in:\n{out}");
+    }
+    crate::assert_no_control_characters(&out);
+}
+
+#[test]
+fn the_html_report_is_self_contained_with_chart_timeline_and_misses() {
+    let dir = project();
+    let html = dir.path().join("report.html");
+    let (code, _, err) = jit(&[
+        "replay",
+        "--root",
+        dir.path().to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+        fixture("claude-code/session.jsonl").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let page = fs::read_to_string(&html).unwrap();
+    for needle in [
+        "<svg id=\"chart\"",
+        "<polyline id=\"eager\"",
+        "<polyline id=\"jit\"",
+        "<table id=\"timeline\"",
+        "<table id=\"missed\"",
+        "<tr id=\"step-2\" class=\"inject\">",
+        "src/ui/CLAUDE.md",
+    ] {
+        assert!(page.contains(needle), "{needle:?} not in the page");
+    }
+    // Nothing to run and nothing to fetch.
+    assert!(!page.contains("<script"));
+    assert!(!page.contains("src=\""));
+    assert!(!page.contains("href=\"http"));
+    if let Some(browser) = chromium() {
+        assert_drawn_in_a_browser(&browser, &page, dir.path());
+    } else {
+        eprintln!(
+            "skipped the browser check: no chromium on PATH (install the Debian package `chromium`)"
+        );
+    }
+}
+
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Opens the page in headless Chromium with a probe appended that measures
+/// the drawn chart (the report itself holds no script), and reads the
+/// measures back from the dumped DOM.
+fn assert_drawn_in_a_browser(browser: &Path, page: &str, dir: &Path) {
+    let probe = "<script>document.title='drawn '+Math.round(document.getElementById('jit').getTotalLength())+' '+Math.round(document.getElementById('chart').getBBox().width);</script>";
+    let probed = dir.join("probed.html");
+    fs::write(&probed, page.replace("</body>", &format!("{probe}</body>"))).unwrap();
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", probed.display()))
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let title = dom
+        .split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .unwrap_or("");
+    let numbers: Vec<u64> = title
+        .strip_prefix("drawn ")
+        .unwrap_or_else(|| {
+            panic!(
+                "the probe did not run: {title:?}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert!(
+        numbers[0] > 100,
+        "the JIT line is {} units long",
+        numbers[0]
+    );
+    assert!(numbers[1] > 100, "the chart is {} units wide", numbers[1]);
+}
+
+/// What `jit explain --events` saw for a list of paths, replayed from the
+/// generic form, gives the same decisions.
+#[test]
+fn the_generic_form_round_trips_what_explain_saw() {
+    let dir = project();
+    let paths = [
+        "src/api/a.ts",
+        "src/ui/B.tsx",
+        "src/ui/C.tsx",
+        "scripts/gen.py",
+    ];
+    let explain_events = dir.path().join("explain.jsonl");
+    let mut args = vec![
+        "explain",
+        "--no-startup",
+        "--root",
+        ".",
+        "--events",
+        explain_events.to_str().unwrap(),
+    ];
+    args.extend(paths);
+    let (code, _, err) = jit_in(Some(dir.path()), &args);
+    assert_eq!(code, 0, "{err}");
+
+    let transcript = dir.path().join("calls.jsonl");
+    let lines: Vec<String> = paths
+        .iter()
+        .map(|p| json!({"tool": "read", "input": {"file_path": p}}).to_string())
+        .collect();
+    fs::write(&transcript, lines.join("\n")).unwrap();
+    let replay_events = dir.path().join("replay.jsonl");
+    let (code, _, err) = jit_in(
+        Some(dir.path()),
+        &[
+            "replay",
+            "--json",
+            "--no-startup",
+            "--root",
+            ".",
+            "--events",
+            replay_events.to_str().unwrap(),
+            transcript.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let decisions = |file: &Path| -> Vec<Value> {
+        fs::read_to_string(file)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .map(|e| {
+                json!({
+                    "trigger": e["trigger"],
+                    "loaded": e["loaded"].as_array().map(|l| l.iter().map(|r| r["file"].clone()).collect::<Vec<_>>()),
+                })
+            })
+            .collect()
+    };
+    let seen = decisions(&explain_events);
+    assert_eq!(seen.len(), 4);
+    assert_eq!(decisions(&replay_events), seen);
+}
+
+#[test]
+fn the_bundled_demo_replays_with_no_transcript() {
+    let (code, out, err) = jit(&["replay", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let s = &doc["summary"];
+    assert!(s["channels"].as_array().unwrap().len() >= 2, "a sub-agent");
+    assert!(s["compactions"].as_u64().unwrap() >= 1);
+    assert!(s["native"]["known"].as_bool().unwrap());
+    assert!(!s["missed_by_native"].as_array().unwrap().is_empty());
+    assert!(s["jit"]["never_relevant"].as_u64().unwrap() >= 1);
+    assert!(
+        doc["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|step| step["tools"].as_array().unwrap().len() >= 2),
+        "a parallel batch"
+    );
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let dir = project();
+    let missing = dir.path().join("missing.jsonl");
+    let (code, _, err) = jit(&["replay", missing.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot open"), "{err}");
+    let (code, _, err) = jit(&["replay", "--map", "nothing", "x.jsonl"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("FROM=TO"), "{err}");
+}
