@@ -532,3 +532,27 @@ fn bad_arguments_are_clear_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("FROM=TO"), "{err}");
 }
+
+/// A call whose input its reporter rejects is counted; the other calls of
+/// its batch still run.
+#[test]
+fn a_malformed_call_is_counted_and_its_batch_mates_still_run() {
+    let dir = project();
+    let transcript = dir.path().join("t.jsonl");
+    fs::write(
+        &transcript,
+        [
+            r#"{"tool":"read","input":{"no_path_here":1},"batch":1}"#,
+            r#"{"tool":"read","input":{"file_path":"src/api/a.ts"},"batch":1}"#,
+            r#"{"tool":"read","input":{"file_path":7}}"#,
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let doc = replay_json(dir.path(), &["--no-startup", transcript.to_str().unwrap()]);
+    assert_eq!(doc["summary"]["malformed_calls"], 2);
+    assert_eq!(doc["summary"]["calls"], 3);
+    assert_eq!(doc["steps"][0]["tool"], "read+read");
+    assert_eq!(doc["steps"][0]["paths"], json!(["src/api/a.ts"]));
+    assert_eq!(doc["steps"][1]["paths"], json!([]));
+}

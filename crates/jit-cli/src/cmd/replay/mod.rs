@@ -140,7 +140,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if i > 0 {
                 writeln!(out)?;
             }
-            write_report(&mut out, &report, path)?;
+            write_report(
+                &mut out,
+                &report,
+                &shown(path, &cwd),
+                &shown(&options.root, &cwd),
+            )?;
         }
     }
     out.flush()?;
@@ -170,14 +175,29 @@ pub fn tokens(bytes: u64) -> u64 {
     bytes.div_ceil(4)
 }
 
-fn write_report(out: &mut dyn Write, report: &Replay, path: &Utf8Path) -> anyhow::Result<()> {
+/// `path` relative to `cwd` when it is below it (as a person typed it),
+/// else as it is.
+fn shown(path: &Utf8Path, cwd: &Utf8Path) -> String {
+    match path.strip_prefix(cwd) {
+        Ok(rel) if rel.as_str().is_empty() => ".".to_owned(),
+        Ok(rel) => rel.to_string(),
+        Err(_) => path.to_string(),
+    }
+}
+
+fn write_report(
+    out: &mut dyn Write,
+    report: &Replay,
+    path: &str,
+    root: &str,
+) -> anyhow::Result<()> {
     let s = &report.summary;
     writeln!(
         out,
         "Replay of {} ({}) on {}",
-        escape(path.as_str()),
+        escape(path),
         s.format,
-        escape(&s.root)
+        escape(root)
     )?;
     writeln!(out)?;
     writeln!(

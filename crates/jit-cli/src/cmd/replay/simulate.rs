@@ -395,7 +395,7 @@ impl Run {
                     .push((step_number, l.file.clone(), l.attribution, String::new()));
             }
         }
-        let mut good = Vec::new();
+        let mut registered_calls = Vec::new();
         for (tool, input) in calls {
             let registered = match agent {
                 Some(agent) => crate::cmd::hook::registered_tool(agent, tool),
@@ -405,29 +405,40 @@ impl Run {
                     .find(|name| *name == tool.as_str())
                     .map(|_| tool.as_str()),
             };
-            let Some(registered) = registered else {
-                *self
-                    .summary_counts
-                    .unknown_tools
-                    .entry(tool.clone())
-                    .or_insert(0) += 1;
-                continue;
-            };
-            match self.registry.affected_paths(registered, input, cwd) {
-                Ok(_) => good.push(ToolCall::new(registered, input.clone())),
-                Err(_) => self.summary_counts.malformed_calls += 1,
+            match registered {
+                Some(registered) => registered_calls.push(ToolCall::new(registered, input.clone())),
+                None => {
+                    *self
+                        .summary_counts
+                        .unknown_tools
+                        .entry(tool.clone())
+                        .or_insert(0) += 1;
+                }
             }
         }
-        if !good.is_empty() {
-            // Every call was checked above, so the batch cannot fail; if it
-            // did, the calls count as malformed rather than stop the replay.
-            match self.session(channel).tool_batch(&good, cwd) {
-                Ok(injection) => {
-                    for discovery in &injection.discoveries {
-                        self.take(&mut step, discovery);
+        if !registered_calls.is_empty() {
+            // A batch fails whole when one call's input is malformed; then
+            // the calls are tried one by one, so the good ones still count.
+            let injection = match self.session(channel).tool_batch(&registered_calls, cwd) {
+                Ok(injection) => Some(injection),
+                Err(_) => {
+                    let registry = Arc::clone(&self.registry);
+                    let (good, bad): (Vec<ToolCall>, Vec<ToolCall>) =
+                        registered_calls.into_iter().partition(|call| {
+                            registry
+                                .affected_paths(&call.tool, &call.input, cwd)
+                                .is_ok()
+                        });
+                    self.summary_counts.malformed_calls += bad.len() as u64;
+                    if good.is_empty() {
+                        None
+                    } else {
+                        self.session(channel).tool_batch(&good, cwd).ok()
                     }
                 }
-                Err(_) => self.summary_counts.malformed_calls += good.len() as u64,
+            };
+            for discovery in injection.iter().flat_map(|i| &i.discoveries) {
+                self.take(&mut step, discovery);
             }
         }
         step.resident_bytes = self.session(channel).manifest().resident_bytes();

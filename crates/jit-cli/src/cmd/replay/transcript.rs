@@ -4,7 +4,7 @@
 //! type is counted in [`Trace::skipped_records`] and the rest is read.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read as _};
 
 use anyhow::Context;
 use camino::{Utf8Path, Utf8PathBuf};
@@ -197,8 +197,6 @@ fn read_lines(path: &Utf8Path) -> anyhow::Result<Lines> {
     Ok(Lines { records, skipped })
 }
 
-use std::io::Read as _;
-
 /// Codex rollouts have `payload`; Claude Code records have `sessionId` or
 /// `parentUuid`; anything else with a `tool` is the generic form.
 fn recognise(records: &[Value]) -> Format {
@@ -291,8 +289,8 @@ fn session_id_of(path: &Utf8Path) -> Option<String> {
 /// timestamps so sub-agent files interleave with the main one.
 #[derive(Default)]
 struct ClaudeReader {
-    /// (timestamp, file order, item).
-    items: Vec<(String, usize, Item)>,
+    /// (timestamp, item), in reading order.
+    items: Vec<(String, Item)>,
     /// The open batch: its message id and channel and index in `items`.
     open: Option<(String, Channel, usize)>,
 }
@@ -324,7 +322,6 @@ impl ClaudeReader {
             if file_agent.is_none() && trace.first_cwd.is_none() {
                 trace.first_cwd.clone_from(&cwd);
             }
-            let order = self.items.len();
             match record.get("type").and_then(Value::as_str) {
                 Some("assistant") => {
                     let message = record.get("message");
@@ -367,7 +364,7 @@ impl ClaudeReader {
                             Some((open_id, open_channel, at))
                                 if *open_id == id && *open_channel == channel =>
                             {
-                                if let Item::Batch { calls, .. } = &mut self.items[*at].2 {
+                                if let Item::Batch { calls, .. } = &mut self.items[*at].1 {
                                     calls.push(call);
                                 }
                             }
@@ -375,7 +372,6 @@ impl ClaudeReader {
                                 self.open = Some((id.clone(), channel.clone(), self.items.len()));
                                 self.items.push((
                                     last_time.clone(),
-                                    order,
                                     Item::Batch {
                                         channel: channel.clone(),
                                         cwd: cwd.clone(),
@@ -390,7 +386,7 @@ impl ClaudeReader {
                     if record.get("subtype").and_then(Value::as_str) == Some("compact_boundary") {
                         self.open = None;
                         self.items
-                            .push((last_time.clone(), order, Item::Compact { channel }));
+                            .push((last_time.clone(), Item::Compact { channel }));
                     }
                 }
                 Some("attachment") => {
@@ -406,7 +402,6 @@ impl ClaudeReader {
                             match path {
                                 Some(path) if !path.is_empty() => self.items.push((
                                     last_time.clone(),
-                                    order,
                                     Item::Native {
                                         channel,
                                         path: Utf8PathBuf::from(path),
@@ -437,8 +432,7 @@ impl ClaudeReader {
         // Files are read one after another; a stable sort by timestamp
         // interleaves sub-agents into the main conversation.
         self.items.sort_by(|a, b| a.0.cmp(&b.0));
-        let _ = self.open;
-        self.items.into_iter().map(|(_, _, item)| item).collect()
+        self.items.into_iter().map(|(_, item)| item).collect()
     }
 }
 
