@@ -2,8 +2,6 @@
 
 use std::fmt::Write as _;
 
-use camino::Utf8Path;
-
 use super::simulate::Replay;
 use super::{size, tokens};
 
@@ -15,22 +13,21 @@ const MARGIN_RIGHT: f64 = 20.0;
 const MARGIN_TOP: f64 = 20.0;
 const MARGIN_BOTTOM: f64 = 40.0;
 
-/// The page for `report`, replayed from `transcript`.
-pub fn render(report: &Replay, transcript: &Utf8Path) -> String {
+/// The page for `report`, replayed from `transcript` on `root` (both as
+/// they are shown to the user).
+pub fn render(report: &Replay, transcript: &str, root: &str) -> String {
     let s = &report.summary;
     let mut page = String::with_capacity(16 * 1024 + report.steps.len() * 256);
-    let title = format!(
-        "jit replay: {}",
-        transcript.file_name().unwrap_or("transcript")
-    );
+    let name = transcript.rsplit('/').next().unwrap_or(transcript);
+    let title = format!("jit replay: {name}");
     let _ = write!(
         page,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n<p class=\"meta\">{} ({}) on {}</p>\n",
         escape(&title),
         escape(&title),
-        escape(transcript.as_str()),
+        escape(transcript),
         escape(&s.format),
-        escape(&s.root),
+        escape(root),
     );
 
     // The summary table.

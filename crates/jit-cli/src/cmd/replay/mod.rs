@@ -130,8 +130,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot replay {path} on {}", options.root))?;
         if let Some(html_path) = &args.html {
             let html_path = absolute(html_path.clone(), "--html")?;
-            std::fs::write(&html_path, html::render(&report, path))
-                .with_context(|| format!("cannot write {html_path}"))?;
+            std::fs::write(
+                &html_path,
+                html::render(&report, &shown(path, &cwd), &shown(&options.root, &cwd)),
+            )
+            .with_context(|| format!("cannot write {html_path}"))?;
         }
         if args.json {
             serde_json::to_writer(&mut out, &report)?;
