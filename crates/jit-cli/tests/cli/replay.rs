@@ -556,3 +556,138 @@ fn a_malformed_call_is_counted_and_its_batch_mates_still_run() {
     assert_eq!(doc["steps"][0]["paths"], json!(["src/api/a.ts"]));
     assert_eq!(doc["steps"][1]["paths"], json!([]));
 }
+
+/// One Claude Code assistant record holding one tool call.
+fn claude_call(
+    t: u32,
+    message: &str,
+    cwd: &str,
+    tool: &str,
+    input: Value,
+    side: Option<&str>,
+) -> String {
+    let mut record = json!({
+        "type": "assistant", "sessionId": "s-old", "cwd": cwd, "uuid": format!("u{t}"),
+        "isSidechain": side.is_some(),
+        "timestamp": format!("2026-11-30T10:00:{t:02}.000Z"),
+        "message": {"id": message, "role": "assistant",
+                    "content": [{"type": "tool_use", "id": format!("t{t}"), "name": tool, "input": input}]},
+    });
+    if let Some(agent) = side {
+        record["agentId"] = json!(agent);
+    }
+    record.to_string()
+}
+
+/// Older Claude Code versions: a sub-agent's transcript `agent-<id>.jsonl`
+/// beside the session's, or its records inline with `isSidechain: true`;
+/// and a `cwd` that changes when the agent moves.
+#[test]
+fn older_sub_agent_layouts_and_a_moving_cwd_replay_on_their_channels() {
+    let dir = project();
+    let root = dir.path().to_str().unwrap().to_owned();
+    let logs = tempfile::tempdir().unwrap();
+    let session = logs.path().join("s-old.jsonl");
+    fs::write(
+        &session,
+        [
+            claude_call(
+                1,
+                "m1",
+                &root,
+                "Write",
+                json!({"file_path": format!("{root}/src/ui/A.tsx")}),
+                None,
+            ),
+            // Inline sidechain records, with their agent id.
+            claude_call(
+                3,
+                "m2",
+                &root,
+                "Write",
+                json!({"file_path": format!("{root}/src/ui/B.tsx")}),
+                Some("inline1"),
+            ),
+            // The agent moved to src/: a relative path resolves there.
+            claude_call(
+                5,
+                "m3",
+                &format!("{root}/src"),
+                "Bash",
+                json!({"command": "echo 1 > db/q.sql"}),
+                None,
+            ),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    // An older sub-agent file beside the session, timed between m1 and m2.
+    fs::write(
+        logs.path().join("agent-beside1.jsonl"),
+        claude_call(
+            2,
+            "m9",
+            &root,
+            "Read",
+            json!({"file_path": format!("{root}/src/api/x.ts")}),
+            Some("beside1"),
+        ),
+    )
+    .unwrap();
+    // A sub-agent file of another session is not this session's.
+    fs::write(
+        logs.path().join("agent-other.jsonl"),
+        claude_call(
+            4,
+            "m8",
+            &root,
+            "Read",
+            json!({"file_path": format!("{root}/src/db/y.sql")}),
+            None,
+        )
+        .replace("s-old", "s-other"),
+    )
+    .unwrap();
+    let doc = replay_json(dir.path(), &["--no-startup", session.to_str().unwrap()]);
+    let steps: Vec<(String, String, Value)> = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["channel"].as_str().unwrap().to_owned(),
+                s["tool"].as_str().unwrap().to_owned(),
+                s["paths"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            (
+                "main".to_owned(),
+                "Write".to_owned(),
+                json!(["src/ui/A.tsx"])
+            ),
+            (
+                "subagent:beside1".to_owned(),
+                "Read".to_owned(),
+                json!(["src/api/x.ts"])
+            ),
+            (
+                "subagent:inline1".to_owned(),
+                "Write".to_owned(),
+                json!(["src/ui/B.tsx"])
+            ),
+            (
+                "main".to_owned(),
+                "Bash".to_owned(),
+                json!(["src/db/q.sql"])
+            ),
+        ]
+    );
+    assert_eq!(
+        doc["summary"]["channels"],
+        json!(["main", "subagent:beside1", "subagent:inline1"])
+    );
+}
