@@ -1,7 +1,7 @@
 //! Expansion: resolve each import under a [`Policy`], inline what may be inlined, report the rest.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fs;
 use std::io;
@@ -271,6 +271,7 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
         stack: vec![file_real.clone()],
         on_stack: HashSet::from([file_real.clone()]),
         included: HashSet::from([file_real.clone()]),
+        refused: HashMap::new(),
         imports: Vec::new(),
         diagnostics: Vec::new(),
         bytes_read: 0,
@@ -408,6 +409,10 @@ struct Expander<'p> {
     on_stack: HashSet<PathBuf>,
     /// Real paths of every file inlined so far, and of the top-level file.
     included: HashSet<PathBuf>,
+    /// Files refused when read, with why: imported again, they are refused
+    /// again without being read again, so a file of `@big.bin @big.bin …`
+    /// reads the file once, not once per token.
+    refused: HashMap<PathBuf, (RefusalReason, String)>,
     imports: Vec<ImportRecord>,
     diagnostics: Vec<Diagnostic>,
     bytes_read: u64,
@@ -595,7 +600,15 @@ impl Expander<'_> {
             return Step::Keep;
         }
         if self.included.contains(&real) {
-            self.record(from, &import, Some(real), ImportStatus::Ok, None, depth, true);
+            self.record(
+                from,
+                &import,
+                Some(real),
+                ImportStatus::Ok,
+                None,
+                depth,
+                true,
+            );
             let note = format!("<!-- import: {label} (already included above) -->");
             return Step::Note(import.range, note);
         }
@@ -746,8 +759,21 @@ impl Expander<'_> {
     /// The real path was resolved already, so a final symbolic link there
     /// now was swapped in since: it is refused, not followed.
     fn read(&mut self, real: &Path, label: &str) -> Result<String, (RefusalReason, String)> {
+        if let Some(refusal) = self.refused.get(real) {
+            return Err(refusal.clone());
+        }
         let cap = self.policy.max_file_bytes();
-        read_text(real, cap, Links::Refuse, &mut self.bytes_read).map_err(|failure| match failure {
+        let result = read_text(real, cap, Links::Refuse, &mut self.bytes_read);
+        result.map_err(|failure| {
+            let refusal = Self::refusal_of(failure, label, cap);
+            self.refused.insert(real.to_path_buf(), refusal.clone());
+            refusal
+        })
+    }
+
+    /// The reason and message of a file that could not be read.
+    fn refusal_of(failure: ReadFailure, label: &str, cap: u64) -> (RefusalReason, String) {
+        match failure {
             ReadFailure::Io(err) => (
                 RefusalReason::Unreadable,
                 format!("cannot read {label}: {err}"),
@@ -764,11 +790,8 @@ impl Expander<'_> {
                 RefusalReason::Binary,
                 format!("{label} is binary (it contains NUL bytes)"),
             ),
-            ReadFailure::NotUtf8 => (
-                RefusalReason::NotUtf8,
-                format!("{label} is not UTF-8 text"),
-            ),
-        })
+            ReadFailure::NotUtf8 => (RefusalReason::NotUtf8, format!("{label} is not UTF-8 text")),
+        }
     }
 
     /// How an imported file is named in the expanded text and in messages.

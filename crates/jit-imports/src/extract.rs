@@ -325,7 +325,11 @@ mod tests {
             let text = unit.repeat(30_000);
             let (found, steps) = scanned(&text);
             assert_eq!(found, 0, "{unit}");
-            assert!(steps <= text.len(), "{unit}: {steps} steps for {} bytes", text.len());
+            assert!(
+                steps <= text.len(),
+                "{unit}: {steps} steps for {} bytes",
+                text.len()
+            );
         }
         // A real import after a turned-down one is still found.
         assert_eq!(extract("(@#(@NOTE.md")[0].target, "NOTE.md");
