@@ -229,6 +229,12 @@ impl Expansion {
 /// already inlined is not inlined again. Never fails and never panics: every
 /// problem becomes a [`Diagnostic`] and the original text stays in place.
 ///
+/// Never blocks either: every imported file is opened without blocking and
+/// judged on the open descriptor, so a named pipe or device is `refused`
+/// ([`RefusalReason::NotRegularFile`]) at once. The work is bounded by the
+/// policy: at most [`Policy::max_imports`] imports followed, each file read
+/// at most once and never past [`Policy::max_file_bytes`] + 1 bytes.
+///
 /// ```
 /// use jit_imports::{ImportStatus, Policy, expand};
 ///
