@@ -43,11 +43,18 @@ fuzz_target!(|text: &str| {
     let root = project();
     let policy = Policy::default().with_max_file_bytes(256);
     let out = expand(&root.join("CLAUDE.md"), text, root, &policy);
-    let failed = out.imports.iter().filter(|r| r.status != ImportStatus::Ok).count();
+    let failed = out
+        .imports
+        .iter()
+        .filter(|r| r.status != ImportStatus::Ok)
+        .count();
     assert_eq!(out.diagnostics.len(), failed);
     assert!(out.imports.len() <= policy.max_imports() + 1);
     for record in &out.imports {
-        assert_eq!(record.reason.is_some(), record.status == ImportStatus::Refused);
+        assert_eq!(
+            record.reason.is_some(),
+            record.status == ImportStatus::Refused
+        );
         assert!(record.depth >= 1 && record.depth <= policy.max_depth() + 1);
     }
     if failed == out.imports.len() {
