@@ -1,4 +1,5 @@
-//! Benchmarks: expanding a root rule file with three imports (one of them nested), and extraction alone.
+//! Benchmarks: expanding a root rule file with three imports (one of them nested), and extraction alone;
+//! then the hostile shapes whose cost must grow linearly: a deep import chain and a run of `(@#`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -87,4 +88,48 @@ fn expand_three_imports_one_nested(bencher: divan::Bencher) {
 #[divan::bench]
 fn extract_root_file() -> usize {
     extract(divan::black_box(ROOT)).len()
+}
+
+/// A chain `c0.md` → `c1.md` → … of `depth` files, each a line of text and one import.
+fn chain(depth: usize) -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    for i in 0..depth {
+        let text = format!("Rule {i}: keep it short. Then @c{}.md\n", i + 1);
+        fs::write(root.join(format!("c{i}.md")), text).unwrap();
+    }
+    let file = root.join("CLAUDE.md");
+    Project {
+        _dir: dir,
+        root,
+        file,
+    }
+}
+
+/// Expanding a chain as deep as its length: four times deeper should cost about four
+/// times more (each file is read once and its text written once), not sixteen.
+#[divan::bench(args = [250, 1000, 4000])]
+fn expand_chain(bencher: divan::Bencher, depth: usize) {
+    let project = chain(depth);
+    let policy = Policy::default()
+        .with_max_depth(depth)
+        .with_max_imports(depth + 1);
+    let check = expand(&project.file, "@c0.md", &project.root, &policy);
+    assert_eq!(check.imports.len(), depth + 1, "the last import is missing");
+    assert_eq!(check.included().count(), depth);
+    bencher.bench(|| {
+        expand(
+            divan::black_box(&project.file),
+            "@c0.md",
+            &project.root,
+            &policy,
+        )
+    });
+}
+
+/// Extracting from a run of `(@#`, each `@` a token turned down: linear in the run.
+#[divan::bench(args = [1000, 4000, 16000])]
+fn extract_turned_down_run(bencher: divan::Bencher, units: usize) {
+    let text = "(@#".repeat(units);
+    bencher.bench(|| extract(divan::black_box(&text)).len());
 }

@@ -13,6 +13,11 @@ pub enum ErrorKind {
     NotUtf8,
     /// The rule file is larger than the policy's size cap.
     TooLarge,
+    /// The rule file is not a regular file (a directory, a named pipe, a
+    /// socket, a device); judged on the opened file, so a pipe never blocks.
+    NotRegularFile,
+    /// The rule file contains NUL bytes.
+    Binary,
 }
 
 impl ErrorKind {
@@ -22,6 +27,8 @@ impl ErrorKind {
             ErrorKind::Read => "read",
             ErrorKind::NotUtf8 => "not_utf8",
             ErrorKind::TooLarge => "too_large",
+            ErrorKind::NotRegularFile => "not_regular_file",
+            ErrorKind::Binary => "binary",
         }
     }
 }

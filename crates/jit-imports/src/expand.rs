@@ -1,9 +1,11 @@
 //! Expansion: resolve each import under a [`Policy`], inline what may be inlined, report the rest.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fs;
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::{Serialize, Serializer};
@@ -11,6 +13,13 @@ use serde::{Serialize, Serializer};
 use crate::error::{Error, ErrorKind};
 use crate::extract::{Import, extract};
 use crate::policy::Policy;
+use crate::read::{Links, ReadFailure, read_text};
+
+/// How many files of an import cycle's chain a `cycle` message names at
+/// most: the first and last half of them, with a count of those left out.
+/// The chain can be as long as the depth limit allows, and one message per
+/// cycle must not grow with it.
+pub const MAX_CYCLE_CHAIN_SHOWN: usize = 16;
 
 /// What happened to one import.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -27,8 +36,57 @@ pub enum ImportStatus {
     TooDeep,
     /// The real path is outside the project root and the policy does not allow it.
     OutsideRoot,
-    /// Not a regular file, binary, not UTF-8, unreadable, or over the size cap.
+    /// Not inlined for the [`RefusalReason`] the record and diagnostic carry:
+    /// not a regular file, over the size cap, binary, not UTF-8, unreadable,
+    /// a `~/` import without a home directory, or over the import limit.
     Refused,
+}
+
+/// Why an import was `refused`: each names one check or limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RefusalReason {
+    /// Not a regular file: a directory, a named pipe, a socket, a device, or
+    /// a link swapped in after its path was resolved. Judged on the opened
+    /// file (opened without blocking), so a named pipe never stalls an expansion.
+    NotRegularFile,
+    /// Larger than the policy's size cap ([`Policy::max_file_bytes`]), judged
+    /// from the opened file's metadata before any byte is read, or from
+    /// `cap + 1` bytes read when the file grew meanwhile.
+    TooLarge,
+    /// The file contains NUL bytes.
+    Binary,
+    /// The file is not UTF-8 text.
+    NotUtf8,
+    /// The path could not be resolved, opened or read (permissions, I/O error).
+    Unreadable,
+    /// A `~/` import, allowed, but no home directory is known.
+    HomeUnknown,
+    /// The expansion already followed as many imports as the policy allows
+    /// ([`Policy::max_imports`]); this import and every later one stay as written.
+    TooManyImports,
+}
+
+impl RefusalReason {
+    /// The stable snake_case name, as in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefusalReason::NotRegularFile => "not_regular_file",
+            RefusalReason::TooLarge => "too_large",
+            RefusalReason::Binary => "binary",
+            RefusalReason::NotUtf8 => "not_utf8",
+            RefusalReason::Unreadable => "unreadable",
+            RefusalReason::HomeUnknown => "home_unknown",
+            RefusalReason::TooManyImports => "too_many_imports",
+        }
+    }
+}
+
+impl fmt::Display for RefusalReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl ImportStatus {
@@ -67,6 +125,8 @@ pub struct ImportRecord {
     pub resolved: Option<PathBuf>,
     /// What happened.
     pub status: ImportStatus,
+    /// Why it was refused: set exactly when the status is `refused`.
+    pub reason: Option<RefusalReason>,
     /// Hops from the top-level file: its own imports are depth 1.
     pub depth: usize,
     /// The including file (its real path when it has one).
@@ -95,6 +155,8 @@ pub struct Diagnostic {
     pub target: String,
     /// Why it was not inlined.
     pub status: ImportStatus,
+    /// Why it was refused: set exactly when the status is `refused`.
+    pub reason: Option<RefusalReason>,
     /// A sentence that names the paths involved.
     pub message: String,
 }
@@ -103,13 +165,16 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}:{}: @{}: {}: {}",
+            "{}:{}: @{}: {}",
             self.file.display(),
             self.line,
             self.target,
             self.status,
-            self.message
-        )
+        )?;
+        if let Some(reason) = self.reason {
+            write!(f, " ({reason})")?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
 
@@ -126,6 +191,10 @@ pub struct Expansion {
     pub imports: Vec<ImportRecord>,
     /// One entry for every import that was not inlined.
     pub diagnostics: Vec<Diagnostic>,
+    /// Bytes read from imported files, refused ones included: the I/O one
+    /// expansion did. A file refused from its metadata (a directory, a pipe,
+    /// a file over the size cap) adds nothing.
+    pub bytes_read: u64,
 }
 
 impl Expansion {
@@ -159,6 +228,12 @@ impl Expansion {
 /// to the policy's depth; a file already on the chain is a `cycle`, and a file
 /// already inlined is not inlined again. Never fails and never panics: every
 /// problem becomes a [`Diagnostic`] and the original text stays in place.
+///
+/// Never blocks either: every imported file is opened without blocking and
+/// judged on the open descriptor, so a named pipe or device is `refused`
+/// ([`RefusalReason::NotRegularFile`]) at once. The work is bounded by the
+/// policy: at most [`Policy::max_imports`] imports followed, each file read
+/// at most once and never past [`Policy::max_file_bytes`] + 1 bytes.
 ///
 /// ```
 /// use jit_imports::{ImportStatus, Policy, expand};
@@ -200,22 +275,28 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
         root_error,
         home: home_real,
         stack: vec![file_real.clone()],
+        on_stack: HashSet::from([file_real.clone()]),
         included: HashSet::from([file_real.clone()]),
+        refused: HashMap::new(),
         imports: Vec::new(),
         diagnostics: Vec::new(),
+        bytes_read: 0,
     };
-    let expanded = expander.expand_text(&file_real, text, 0);
+    let expanded = expander.run(file_real, text);
     Expansion {
         expanded,
         imports: expander.imports,
         diagnostics: expander.diagnostics,
+        bytes_read: expander.bytes_read,
     }
 }
 
 /// Reads the rule file `file` and expands it like [`expand`].
 ///
-/// Fails only when `file` itself cannot be used: unreadable, not UTF-8, or
-/// over the policy's size cap.
+/// Fails only when `file` itself cannot be used: unreadable, not a regular
+/// file, over the policy's size cap, binary or not UTF-8. The file is opened
+/// without blocking (a named pipe is refused at once) and a final symbolic
+/// link is followed, since the caller named it.
 ///
 /// ```
 /// let dir = tempfile::tempdir()?;
@@ -229,44 +310,95 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn expand_file(file: &Path, root: &Path, policy: &Policy) -> Result<Expansion, Error> {
-    let read_err = |err: io::Error| {
-        Error::new(
-            ErrorKind::Read,
-            file,
-            // The I/O error is the source; repeating it here would print it twice in a chain.
-            format!("cannot read rule file {}", file.display()),
-        )
-        .with_source(err)
-    };
-    let meta = fs::metadata(file).map_err(read_err)?;
-    if meta.len() > policy.max_file_bytes() {
-        return Err(Error::new(
-            ErrorKind::TooLarge,
-            file,
-            format!(
-                "rule file {} is {} bytes, over the cap of {}",
-                file.display(),
-                meta.len(),
-                policy.max_file_bytes()
+    let shown = file.display();
+    let cap = policy.max_file_bytes();
+    let mut bytes_read = 0;
+    let text = read_text(file, cap, Links::Follow, &mut bytes_read).map_err(|failure| {
+        match failure {
+            ReadFailure::Io(err) => Error::new(
+                ErrorKind::Read,
+                file,
+                // The I/O error is the source; repeating it here would print it twice in a chain.
+                format!("cannot read rule file {shown}"),
+            )
+            .with_source(err),
+            ReadFailure::NotRegularFile(what) => Error::new(
+                ErrorKind::NotRegularFile,
+                file,
+                format!("rule file {shown} is not a regular file (it is {what})"),
             ),
-        ));
-    }
-    let bytes = fs::read(file).map_err(read_err)?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        Error::new(
-            ErrorKind::NotUtf8,
-            file,
-            format!("rule file {} is not UTF-8 text", file.display()),
-        )
+            ReadFailure::TooLarge(len) => Error::new(
+                ErrorKind::TooLarge,
+                file,
+                format!("rule file {shown} is {len} bytes, over the cap of {cap}"),
+            ),
+            ReadFailure::Binary => Error::new(
+                ErrorKind::Binary,
+                file,
+                format!("rule file {shown} is binary (it contains NUL bytes)"),
+            ),
+            ReadFailure::NotUtf8 => Error::new(
+                ErrorKind::NotUtf8,
+                file,
+                format!("rule file {shown} is not UTF-8 text"),
+            ),
+        }
     })?;
     Ok(expand(file, &text, root, policy))
 }
 
-/// Why an import could not be located, before any file is read.
+/// Why an import could not be located or read.
 struct Failure {
     status: ImportStatus,
+    reason: Option<RefusalReason>,
     resolved: Option<PathBuf>,
     message: String,
+}
+
+/// What one import turns into once it is resolved.
+enum Step {
+    /// Left as written; already recorded.
+    Keep,
+    /// The token's range is replaced by a one-line note (a duplicate).
+    Note(Range<usize>, String),
+    /// The token's range is replaced by the file's expanded text, which is
+    /// expanded next: the record at index `record` is completed when it ends.
+    Inline {
+        range: Range<usize>,
+        real: PathBuf,
+        label: String,
+        content: String,
+        record: usize,
+    },
+}
+
+/// One file being expanded: the root file, or an import being inlined.
+struct Frame<'t> {
+    /// Real path of the file.
+    file: PathBuf,
+    text: Cow<'t, str>,
+    /// Its imports not yet handled, in document order.
+    imports: std::vec::IntoIter<Import>,
+    /// Bytes of `text` already written to the output.
+    copied_to: usize,
+    /// Hops from the top-level file: its own imports are one deeper.
+    depth: usize,
+    /// For an inlined file: how to close its wrapper once it ends.
+    close: Option<Close>,
+}
+
+/// What closing an inlined file's wrapper needs.
+struct Close {
+    /// Index of the import's record, whose `bytes` are known only at the end.
+    record: usize,
+    label: String,
+    /// Where the wrapper starts in the output: it is cut back to here if the
+    /// replacement cannot be placed.
+    wrapper_start: usize,
+    /// Where the inlined text starts in the output.
+    body_start: usize,
+    /// Whether the text before the token was written and the wrapper stays.
+    keep: bool,
 }
 
 /// The state of one expansion.
@@ -279,43 +411,164 @@ struct Expander<'p> {
     home: Option<PathBuf>,
     /// Real paths of the files being expanded, outermost first.
     stack: Vec<PathBuf>,
+    /// The same paths as a set, so that a cycle check costs the same at any depth.
+    on_stack: HashSet<PathBuf>,
     /// Real paths of every file inlined so far, and of the top-level file.
     included: HashSet<PathBuf>,
+    /// Files refused when read, with why: imported again, they are refused
+    /// again without being read again, so a file of `@big.bin @big.bin …`
+    /// reads the file once, not once per token.
+    refused: HashMap<PathBuf, (RefusalReason, String)>,
     imports: Vec<ImportRecord>,
     diagnostics: Vec<Diagnostic>,
+    bytes_read: u64,
 }
 
 impl Expander<'_> {
-    /// Returns `text` (the content of `file`, at `depth`) with its imports expanded.
-    fn expand_text(&mut self, file: &Path, text: &str, depth: usize) -> String {
-        let imports = extract(text);
-        if imports.is_empty() {
-            return text.to_owned();
-        }
-        let dir = file.parent().unwrap_or(Path::new("."));
+    /// Returns `text` (the content of the top-level file `file`) with its imports expanded.
+    ///
+    /// Iterative, with an explicit stack of files, so that the depth limit
+    /// is the only bound on nesting, not the thread's stack. Every piece of
+    /// text is written once, straight into one output buffer: an inlined
+    /// file is never copied again by the files that include it, so a deep
+    /// chain costs as much as its text, not its text times its depth.
+    fn run(&mut self, file: PathBuf, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
-        let mut copied_to = 0;
-        for import in imports {
-            if let Some((range, inlined)) = self.import_one(file, dir, import, depth + 1)
-                && let Some(before) = text.get(copied_to..range.start)
-            {
-                out.push_str(before);
-                out.push_str(&inlined);
-                copied_to = range.end;
+        let imports = extract(text).into_iter();
+        let mut frames = vec![Frame {
+            file,
+            text: Cow::Borrowed(text),
+            imports,
+            copied_to: 0,
+            depth: 0,
+            close: None,
+        }];
+        while let Some(frame) = frames.last_mut() {
+            let Some(import) = frame.imports.next() else {
+                out.push_str(frame.text.get(frame.copied_to..).unwrap_or_default());
+                if let Some(close) = frame.close.take() {
+                    self.close(&mut out, close);
+                    if let Some(done) = self.stack.pop() {
+                        self.on_stack.remove(&done);
+                    }
+                }
+                frames.pop();
+                continue;
+            };
+            let depth = frame.depth + 1;
+            if self.imports.len() >= self.policy.max_imports() {
+                let left: usize = frames.iter().map(|f| f.imports.len()).sum();
+                self.too_many(&frames, import, depth, left);
+                for frame in &mut frames {
+                    frame.imports = Vec::new().into_iter();
+                }
+                continue;
+            }
+            let from = frame.file.clone();
+            let dir = from.parent().unwrap_or(Path::new(".")).to_path_buf();
+            match self.import_one(&from, &dir, import, depth) {
+                Step::Keep => {}
+                Step::Note(range, note) => {
+                    if let Some(before) = frame.text.get(frame.copied_to..range.start) {
+                        out.push_str(before);
+                        out.push_str(&note);
+                        frame.copied_to = range.end;
+                    }
+                }
+                Step::Inline {
+                    range,
+                    real,
+                    label,
+                    content,
+                    record,
+                } => {
+                    let wrapper_start = out.len();
+                    let keep = match frame.text.get(frame.copied_to..range.start) {
+                        Some(before) => {
+                            out.push_str(before);
+                            frame.copied_to = range.end;
+                            true
+                        }
+                        None => false,
+                    };
+                    out.push_str("<!-- import: ");
+                    out.push_str(&label);
+                    out.push_str(" -->\n");
+                    let body_start = out.len();
+                    self.stack.push(real.clone());
+                    self.on_stack.insert(real.clone());
+                    self.included.insert(real.clone());
+                    let imports = extract(&content).into_iter();
+                    frames.push(Frame {
+                        file: real,
+                        text: Cow::Owned(content),
+                        imports,
+                        copied_to: 0,
+                        depth,
+                        close: Some(Close {
+                            record,
+                            label,
+                            wrapper_start,
+                            body_start,
+                            keep,
+                        }),
+                    });
+                }
             }
         }
-        out.push_str(text.get(copied_to..).unwrap_or_default());
         out
     }
 
-    /// Resolves and records one import; returns the range to replace and its replacement when it is inlined.
-    fn import_one(
-        &mut self,
-        from: &Path,
-        dir: &Path,
-        import: Import,
-        depth: usize,
-    ) -> Option<(std::ops::Range<usize>, String)> {
+    /// Ends an inlined file: records its size and writes the closing line.
+    ///
+    /// One line end at the end of the file is dropped, since the wrapper
+    /// adds its own.
+    fn close(&mut self, out: &mut String, close: Close) {
+        if let Some(record) = self.imports.get_mut(close.record) {
+            record.bytes = out.len().saturating_sub(close.body_start);
+        }
+        if out.len() > close.body_start && out.ends_with('\n') {
+            out.pop();
+            if out.len() > close.body_start && out.ends_with('\r') {
+                out.pop();
+            }
+        }
+        if out.len() > close.body_start {
+            out.push('\n');
+        }
+        out.push_str("<!-- end import: ");
+        out.push_str(&close.label);
+        out.push_str(" -->");
+        if !close.keep {
+            out.truncate(close.wrapper_start);
+        }
+    }
+
+    /// Records the import that met the import limit; it and the `left` after it stay as written.
+    fn too_many(&mut self, frames: &[Frame<'_>], import: Import, depth: usize, left: usize) {
+        let Some(from) = frames.last().map(|f| f.file.clone()) else {
+            return;
+        };
+        let limit = self.policy.max_imports();
+        let message = format!(
+            "this expansion already followed {limit} imports, the limit; \
+             this one and the {left} after it are left as written"
+        );
+        self.fail(
+            &from,
+            &import,
+            depth,
+            Failure {
+                status: ImportStatus::Refused,
+                reason: Some(RefusalReason::TooManyImports),
+                resolved: None,
+                message,
+            },
+        );
+    }
+
+    /// Resolves and records one import, and says what it turns into.
+    fn import_one(&mut self, from: &Path, dir: &Path, import: Import, depth: usize) -> Step {
         let (import, located) = match self.locate(dir, &import.target) {
             Err(failure) if failure.status == ImportStatus::Missing => {
                 match import.without_trailing_cjk() {
@@ -338,30 +591,32 @@ impl Expander<'_> {
             Ok(real) => real,
             Err(failure) => {
                 self.fail(from, &import, depth, failure);
-                return None;
+                return Step::Keep;
             }
         };
         let label = self.label(&real);
-        if self.stack.contains(&real) {
-            let chain: Vec<String> = self
-                .stack
-                .iter()
-                .chain(std::iter::once(&real))
-                .map(|p| self.label(p))
-                .collect();
-            let message = format!("import cycle: {}", chain.join(" → "));
+        if self.on_stack.contains(&real) {
+            let message = format!("import cycle: {}", self.cycle_chain(&real));
             self.fail(
                 from,
                 &import,
                 depth,
-                refusal(ImportStatus::Cycle, real, message),
+                refusal(ImportStatus::Cycle, None, real, message),
             );
-            return None;
+            return Step::Keep;
         }
         if self.included.contains(&real) {
-            self.record(from, &import, Some(real), ImportStatus::Ok, depth, 0, true);
+            self.record(
+                from,
+                &import,
+                Some(real),
+                ImportStatus::Ok,
+                None,
+                depth,
+                true,
+            );
             let note = format!("<!-- import: {label} (already included above) -->");
-            return Some((import.range, note));
+            return Step::Note(import.range, note);
         }
         if depth > self.policy.max_depth() {
             let message = format!(
@@ -372,55 +627,59 @@ impl Expander<'_> {
                 from,
                 &import,
                 depth,
-                refusal(ImportStatus::TooDeep, real, message),
+                refusal(ImportStatus::TooDeep, None, real, message),
             );
-            return None;
+            return Step::Keep;
         }
         let content = match self.read(&real, &label) {
             Ok(content) => content,
-            Err(message) => {
+            Err((reason, message)) => {
                 self.fail(
                     from,
                     &import,
                     depth,
-                    refusal(ImportStatus::Refused, real, message),
+                    refusal(ImportStatus::Refused, Some(reason), real, message),
                 );
-                return None;
+                return Step::Keep;
             }
         };
-        let index = self.imports.len();
+        let record = self.imports.len();
         self.record(
             from,
             &import,
             Some(real.clone()),
             ImportStatus::Ok,
+            None,
             depth,
-            0,
             false,
         );
-        self.stack.push(real.clone());
-        self.included.insert(real.clone());
-        let inner = self.expand_text(&real, &content, depth);
-        self.stack.pop();
-        if let Some(record) = self.imports.get_mut(index) {
-            record.bytes = inner.len();
+        Step::Inline {
+            range: import.range,
+            real,
+            label,
+            content,
+            record,
         }
-        let body = inner
-            .strip_suffix('\n')
-            .map(|s| s.strip_suffix('\r').unwrap_or(s))
-            .unwrap_or(&inner);
-        let mut wrapped = String::with_capacity(body.len() + 2 * label.len() + 40);
-        wrapped.push_str("<!-- import: ");
-        wrapped.push_str(&label);
-        wrapped.push_str(" -->\n");
-        if !body.is_empty() {
-            wrapped.push_str(body);
-            wrapped.push('\n');
+    }
+
+    /// The files being expanded and `real` after them, as `A.md → B.md → A.md`,
+    /// naming at most [`MAX_CYCLE_CHAIN_SHOWN`] of them.
+    fn cycle_chain(&self, real: &Path) -> String {
+        let len = self.stack.len() + 1;
+        let chain = self.stack.iter().map(PathBuf::as_path).chain([real]);
+        if len <= MAX_CYCLE_CHAIN_SHOWN {
+            let labels: Vec<String> = chain.map(|p| self.label(p)).collect();
+            return labels.join(" → ");
         }
-        wrapped.push_str("<!-- end import: ");
-        wrapped.push_str(&label);
-        wrapped.push_str(" -->");
-        Some((import.range, wrapped))
+        let half = MAX_CYCLE_CHAIN_SHOWN / 2;
+        let head: Vec<String> = self.stack[..half].iter().map(|p| self.label(p)).collect();
+        let tail: Vec<String> = chain.skip(len - half).map(|p| self.label(p)).collect();
+        format!(
+            "{} → … ({} more) … → {}",
+            head.join(" → "),
+            len - 2 * half,
+            tail.join(" → ")
+        )
     }
 
     /// Finds the real path of `target` relative to `dir` and checks that the policy lets it in.
@@ -430,6 +689,7 @@ impl Expander<'_> {
             let Some(home) = self.policy.home_dir() else {
                 return Err(Failure {
                     status: ImportStatus::Refused,
+                    reason: Some(RefusalReason::HomeUnknown),
                     resolved: None,
                     message: "the home directory is not known, so a ~/ import cannot be resolved"
                         .to_owned(),
@@ -442,6 +702,7 @@ impl Expander<'_> {
         if home_relative && !self.policy.allow_home() {
             return Err(Failure {
                 status: ImportStatus::OutsideRoot,
+                reason: None,
                 resolved: None,
                 message: format!(
                     "{} is in the home directory; a ~/ import is allowed only in user-level rule files",
@@ -460,6 +721,7 @@ impl Expander<'_> {
                 let message = format!("no such file: {}", candidate.display());
                 return Err(Failure {
                     status: ImportStatus::Missing,
+                    reason: None,
                     resolved: None,
                     message,
                 });
@@ -468,6 +730,7 @@ impl Expander<'_> {
                 let message = format!("cannot resolve {}: {err}", candidate.display());
                 return Err(Failure {
                     status: ImportStatus::Refused,
+                    reason: Some(RefusalReason::Unreadable),
                     resolved: None,
                     message,
                 });
@@ -494,34 +757,47 @@ impl Expander<'_> {
             ),
             (None, None) => format!("{} is outside the project root", real.display()),
         };
-        Err(refusal(ImportStatus::OutsideRoot, real, message))
+        Err(refusal(ImportStatus::OutsideRoot, None, real, message))
     }
 
     /// Reads an allowed file, refusing what is not a small UTF-8 text file.
-    fn read(&self, real: &Path, label: &str) -> Result<String, String> {
-        let meta = fs::metadata(real).map_err(|err| format!("cannot read {label}: {err}"))?;
-        if !meta.is_file() {
-            return Err(format!("{label} is not a regular file"));
+    ///
+    /// The real path was resolved already, so a final symbolic link there
+    /// now was swapped in since: it is refused, not followed.
+    fn read(&mut self, real: &Path, label: &str) -> Result<String, (RefusalReason, String)> {
+        if let Some(refusal) = self.refused.get(real) {
+            return Err(refusal.clone());
         }
         let cap = self.policy.max_file_bytes();
-        if meta.len() > cap {
-            return Err(format!(
-                "{label} is {} bytes, over the cap of {cap}",
-                meta.len()
-            ));
+        let result = read_text(real, cap, Links::Refuse, &mut self.bytes_read);
+        result.map_err(|failure| {
+            let refusal = Self::refusal_of(failure, label, cap);
+            self.refused.insert(real.to_path_buf(), refusal.clone());
+            refusal
+        })
+    }
+
+    /// The reason and message of a file that could not be read.
+    fn refusal_of(failure: ReadFailure, label: &str, cap: u64) -> (RefusalReason, String) {
+        match failure {
+            ReadFailure::Io(err) => (
+                RefusalReason::Unreadable,
+                format!("cannot read {label}: {err}"),
+            ),
+            ReadFailure::NotRegularFile(what) => (
+                RefusalReason::NotRegularFile,
+                format!("{label} is not a regular file (it is {what})"),
+            ),
+            ReadFailure::TooLarge(len) => (
+                RefusalReason::TooLarge,
+                format!("{label} is {len} bytes, over the cap of {cap}"),
+            ),
+            ReadFailure::Binary => (
+                RefusalReason::Binary,
+                format!("{label} is binary (it contains NUL bytes)"),
+            ),
+            ReadFailure::NotUtf8 => (RefusalReason::NotUtf8, format!("{label} is not UTF-8 text")),
         }
-        let bytes = fs::read(real).map_err(|err| format!("cannot read {label}: {err}"))?;
-        // The file may have grown between the two calls.
-        if u64::try_from(bytes.len()).map_or(true, |len| len > cap) {
-            return Err(format!(
-                "{label} is {} bytes, over the cap of {cap}",
-                bytes.len()
-            ));
-        }
-        if bytes.contains(&0) {
-            return Err(format!("{label} is binary (it contains NUL bytes)"));
-        }
-        String::from_utf8(bytes).map_err(|_| format!("{label} is not UTF-8 text"))
     }
 
     /// How an imported file is named in the expanded text and in messages.
@@ -557,8 +833,8 @@ impl Expander<'_> {
         import: &Import,
         resolved: Option<PathBuf>,
         status: ImportStatus,
+        reason: Option<RefusalReason>,
         depth: usize,
-        bytes: usize,
         duplicate: bool,
     ) {
         self.imports.push(ImportRecord {
@@ -566,10 +842,11 @@ impl Expander<'_> {
             raw: import.raw.clone(),
             resolved,
             status,
+            reason,
             depth,
             from: from.to_path_buf(),
             line: import.line,
-            bytes,
+            bytes: 0,
             duplicate,
         });
     }
@@ -581,8 +858,8 @@ impl Expander<'_> {
             import,
             failure.resolved,
             failure.status,
+            failure.reason,
             depth,
-            0,
             false,
         );
         self.diagnostics.push(Diagnostic {
@@ -590,14 +867,21 @@ impl Expander<'_> {
             line: import.line,
             target: import.target.clone(),
             status: failure.status,
+            reason: failure.reason,
             message: failure.message,
         });
     }
 }
 
-fn refusal(status: ImportStatus, real: PathBuf, message: String) -> Failure {
+fn refusal(
+    status: ImportStatus,
+    reason: Option<RefusalReason>,
+    real: PathBuf,
+    message: String,
+) -> Failure {
     Failure {
         status,
+        reason,
         resolved: Some(real),
         message,
     }

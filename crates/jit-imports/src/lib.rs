@@ -35,8 +35,12 @@ mod error;
 mod expand;
 mod extract;
 mod policy;
+mod read;
 
 pub use error::{Error, ErrorKind};
-pub use expand::{Diagnostic, Expansion, ImportRecord, ImportStatus, expand, expand_file};
+pub use expand::{
+    Diagnostic, Expansion, ImportRecord, ImportStatus, MAX_CYCLE_CHAIN_SHOWN, RefusalReason,
+    expand, expand_file,
+};
 pub use extract::{CJK_PUNCTUATION, Import, extract};
-pub use policy::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES, Policy};
+pub use policy::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_IMPORTS, Policy};

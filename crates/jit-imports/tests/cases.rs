@@ -90,9 +90,10 @@ impl Fixture {
                 .map(|p| self.shorten(&p.display().to_string()))
                 .unwrap_or_else(|| "-".to_owned());
             let duplicate = if r.duplicate { " duplicate" } else { "" };
+            let reason = r.reason.map(|r| format!(" reason={r}")).unwrap_or_default();
             writeln!(
                 s,
-                "  - {}:{} {:?} target={:?} status={}{duplicate} depth={} bytes={} resolved={resolved}",
+                "  - {}:{} {:?} target={:?} status={}{reason}{duplicate} depth={} bytes={} resolved={resolved}",
                 self.shorten(&r.from.display().to_string()),
                 r.line,
                 r.raw,

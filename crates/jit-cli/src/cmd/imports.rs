@@ -1,7 +1,7 @@
 //! `jit imports`: extract and expand the `@imports` of one rule file, as a table or as JSON.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -16,10 +16,10 @@ use crate::output::{self, escape, escape_text};
 ///
 /// Exits 0 whenever FILE could be read: failed imports are reported in the
 /// output (status and diagnostics), not as an error. FILE itself must pass
-/// the checks an import gets, or the command exits 2: a regular file (a named
-/// pipe is refused before it is opened), whose real path is inside the root
-/// (or allowed by `--allow-outside-root` / `--user`), under the size cap, and
-/// UTF-8 text without NUL bytes.
+/// the checks an import gets, or the command exits 2: its real path inside
+/// the root (or allowed by `--allow-outside-root` / `--user`), a regular file
+/// (opened without blocking, so a named pipe is refused at once), within the
+/// size cap (at most cap + 1 bytes are read), and UTF-8 text without NUL bytes.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Print JSON: `{"imports": [...], "diagnostics": [...], "expanded": "..."}`.
@@ -31,6 +31,10 @@ pub struct Args {
     /// Hop limit: the file's own imports are depth 1.
     #[arg(long, value_name = "N", default_value_t = jit_imports::DEFAULT_MAX_DEPTH)]
     max_depth: usize,
+    /// How many imports the expansion follows, nested ones included; the one
+    /// that meets the limit is refused (`too_many_imports`), the rest are left as written.
+    #[arg(long, value_name = "N", default_value_t = jit_imports::DEFAULT_MAX_IMPORTS)]
+    max_imports: usize,
     /// Follow imports that resolve outside the root.
     #[arg(long)]
     allow_outside_root: bool,
@@ -53,6 +57,7 @@ struct JsonImport<'a> {
     target: &'a str,
     resolved: Option<String>,
     status: jit_imports::ImportStatus,
+    reason: Option<jit_imports::RefusalReason>,
     depth: usize,
     from: String,
     line: usize,
@@ -68,6 +73,7 @@ struct JsonDiagnostic<'a> {
     line: usize,
     target: &'a str,
     status: jit_imports::ImportStatus,
+    reason: Option<jit_imports::RefusalReason>,
     message: &'a str,
 }
 
@@ -100,6 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(PathBuf::from);
     let policy = Policy::default()
         .with_max_depth(args.max_depth)
+        .with_max_imports(args.max_imports)
         .with_allow_outside_root(args.allow_outside_root)
         .with_allow_home(args.user)
         .with_home_dir(home);
@@ -131,19 +138,13 @@ fn locate_file(file: &Path, root: &Path) -> PathBuf {
 /// Reads FILE under the rules an import is held to, so that the top-level file
 /// cannot do what an imported one may not: returns its real path and text.
 ///
-/// The file type is checked from metadata before the file is opened, because
-/// opening a named pipe for reading blocks until someone writes to it.
+/// The real path is checked against the root first; then it is opened
+/// without blocking and judged on the open descriptor (a named pipe, even
+/// one swapped in after a check, is refused at once), and at most cap + 1
+/// bytes are read.
 fn read_rule_file(file: &Path, root: &Path, policy: &Policy) -> anyhow::Result<(PathBuf, String)> {
     let shown = file.display();
-    let meta = fs::metadata(file).with_context(|| format!("cannot read rule file {shown}"))?;
-    if !meta.is_file() {
-        bail!(
-            "rule file {shown} is not a regular file (it is {})",
-            describe(meta.file_type())
-        );
-    }
-    let real =
-        fs::canonicalize(file).with_context(|| format!("cannot resolve rule file {shown}"))?;
+    let real = fs::canonicalize(file).with_context(|| format!("cannot read rule file {shown}"))?;
     if !allowed(&real, root, policy) {
         bail!(
             "rule file {shown} resolves to {}, outside the project root {} \
@@ -152,13 +153,25 @@ fn read_rule_file(file: &Path, root: &Path, policy: &Policy) -> anyhow::Result<(
             root.display()
         );
     }
+    let (opened, meta) = jit_core::open_regular(&real).map_err(|err| {
+        if err.kind() == std::io::ErrorKind::InvalidInput {
+            // The message says what the file is: "not a regular file (a named pipe)".
+            anyhow::anyhow!("rule file {shown} is {err}")
+        } else {
+            anyhow::Error::new(err).context(format!("cannot read rule file {shown}"))
+        }
+    })?;
     let cap = policy.max_file_bytes();
     let too_large = |len: u64| format!("rule file {shown} is {len} bytes, over the cap of {cap}");
     if meta.len() > cap {
         bail!(too_large(meta.len()));
     }
-    let bytes = fs::read(&real).with_context(|| format!("cannot read rule file {shown}"))?;
-    // The file may have grown between the two calls.
+    let mut bytes = Vec::new();
+    opened
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read rule file {shown}"))?;
+    // The file may have grown since it was measured.
     let len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
     if len > cap {
         bail!(too_large(len));
@@ -182,27 +195,6 @@ fn allowed(real: &Path, root: &Path, policy: &Policy) -> bool {
             .is_some_and(|home| real.starts_with(home))
     };
     real.starts_with(root) || policy.allow_outside_root() || (policy.allow_home() && in_home())
-}
-
-/// What a file that is not a regular file is, for the refusal message.
-fn describe(kind: fs::FileType) -> &'static str {
-    if kind.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if kind.is_fifo() {
-            return "a named pipe";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-        if kind.is_char_device() || kind.is_block_device() {
-            return "a device";
-        }
-    }
-    "neither a file nor a directory"
 }
 
 /// `path` relative to `root` with `/` separators, or absolute when it is outside.
@@ -237,6 +229,7 @@ fn write_json(
                     .as_ref()
                     .map(|p| p.to_string_lossy().into_owned()),
                 status: r.status,
+                reason: r.reason,
                 depth: r.depth,
                 from: display_rel(root, &r.from),
                 line: r.line,
@@ -253,6 +246,7 @@ fn write_json(
                 line: d.line,
                 target: &d.target,
                 status: d.status,
+                reason: d.reason,
                 message: &d.message,
             })
             .collect(),
@@ -305,13 +299,16 @@ fn write_table(
     if !out.diagnostics.is_empty() {
         writeln!(stdout, "\ndiagnostics:")?;
         for d in &out.diagnostics {
+            let status = match d.reason {
+                Some(reason) => format!("{} ({reason})", d.status),
+                None => d.status.to_string(),
+            };
             writeln!(
                 stdout,
-                "  {}:{}: @{}: {}: {}",
+                "  {}:{}: @{}: {status}: {}",
                 escape(&display_rel(root, &d.file)),
                 d.line,
                 escape(&d.target),
-                d.status,
                 escape(&d.message)
             )?;
         }

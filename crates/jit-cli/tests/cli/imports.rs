@@ -404,11 +404,110 @@ fn a_named_pipe_is_refused_without_being_opened() {
         &project,
         &[],
         "proj/fifo.md",
-        "rule file proj/fifo.md is not a regular file (it is a named pipe)",
+        "rule file proj/fifo.md is not a regular file (a named pipe)",
     );
     // Found under the root, and through a symlink: still refused.
     std::os::unix::fs::symlink("fifo.md", project.root.join("pipe-link.md")).unwrap();
     check_refused(&project, &[], "pipe-link.md", "is not a regular file");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_reached_through_imports_is_refused_by_name_without_blocking() {
+    let project = Project::new();
+    let made = std::process::Command::new("mkfifo")
+        .arg(project.root.join("fifo.md"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::os::unix::fs::symlink("fifo.md", project.root.join("pipe-link.md")).unwrap();
+    project.write("proj/CLAUDE.md", "see @fifo.md and @pipe-link.md\n");
+    let home = tempfile::tempdir().unwrap();
+    let args = ["imports", "--json", "--root", "proj", "proj/CLAUDE.md"];
+    let (code, stdout, stderr) = jit_bounded(&project.base, home.path(), &args);
+    assert_eq!(code, 0, "{stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    for (i, target) in ["fifo.md", "pipe-link.md"].iter().enumerate() {
+        let import = &out["imports"][i];
+        assert_eq!(import["target"], *target, "{out:#}");
+        assert_eq!(import["status"], "refused", "{out:#}");
+        assert_eq!(import["reason"], "not_regular_file", "{out:#}");
+        let diagnostic = &out["diagnostics"][i];
+        assert_eq!(diagnostic["reason"], "not_regular_file", "{out:#}");
+        assert_eq!(
+            diagnostic["message"],
+            "fifo.md is not a regular file (it is a named pipe)"
+        );
+    }
+    assert_eq!(out["expanded"], "see @fifo.md and @pipe-link.md\n");
+
+    let args = ["imports", "--root", "proj", "proj/CLAUDE.md"];
+    let (code, stdout, _) = jit_bounded(&project.base, home.path(), &args);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains(
+            "CLAUDE.md:1: @fifo.md: refused (not_regular_file): fifo.md is not a regular file"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_rule_file_over_the_cap_is_refused_by_its_size() {
+    let project = Project::new();
+    let big = fs::File::create(project.root.join("big.md")).unwrap();
+    big.set_len(1 << 30).unwrap();
+    check_refused(
+        &project,
+        &[],
+        "proj/big.md",
+        &format!(
+            "rule file proj/big.md is 1073741824 bytes, over the cap of {}",
+            jit_imports::DEFAULT_MAX_FILE_BYTES
+        ),
+    );
+}
+
+#[test]
+fn the_import_limit_is_configurable_and_named() {
+    let project = Project::new();
+    project.write("proj/CLAUDE.md", "@NOTE.md @a.b.md @docs/TODO.md\n");
+    let root = project.root.to_str().unwrap();
+    let file = project.root.join("CLAUDE.md");
+    let (code, stdout, stderr) = jit(&[
+        "imports",
+        "--json",
+        "--max-imports",
+        "2",
+        "--root",
+        root,
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    let statuses: Vec<(&str, &str)> = out["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["status"].as_str().unwrap(),
+                i["reason"].as_str().unwrap_or("-"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [("ok", "-"), ("ok", "-"), ("refused", "too_many_imports")],
+        "{out:#}"
+    );
+    assert!(
+        out["expanded"]
+            .as_str()
+            .unwrap()
+            .ends_with(" @docs/TODO.md\n"),
+        "{out:#}"
+    );
 }
 
 #[test]
@@ -418,7 +517,7 @@ fn a_directory_is_refused() {
         &project,
         &[],
         "proj/docs",
-        "rule file proj/docs is not a regular file (it is a directory)",
+        "rule file proj/docs is not a regular file (a directory)",
     );
 }
 

@@ -9,7 +9,12 @@ fuzz_target!(|text: &str| {
         assert!(!import.target.is_empty());
         assert_eq!(&text[import.range.clone()], import.raw);
         assert!(!import.target.contains(|c| CJK_PUNCTUATION.contains(c)));
-        assert!(import.target.chars().all(|c| c == ' ' || !c.is_whitespace()));
+        assert!(
+            import
+                .target
+                .chars()
+                .all(|c| c == ' ' || !c.is_whitespace())
+        );
         if let Some(short) = import.without_trailing_cjk() {
             assert_eq!(&text[short.range.clone()], short.raw);
         }
