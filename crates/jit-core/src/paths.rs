@@ -119,6 +119,13 @@ mod tests {
     }
 
     #[test]
+    fn slash_joins_segments_with_forward_slashes() {
+        assert_eq!(slash(Utf8Path::new("src/ui/a.ts")), "src/ui/a.ts");
+        assert_eq!(slash(Utf8Path::new("a")), "a");
+        assert_eq!(slash(Utf8Path::new("")), "");
+    }
+
+    #[test]
     fn normalize_is_lexical() {
         assert_eq!(
             normalize(Utf8Path::new("/a/./b/../c")),
@@ -188,6 +195,12 @@ mod tests {
                     "{path:?} -> {once:?}"
                 );
                 prop_assert!(once.is_absolute() == path.starts_with('/'));
+                // One spelling per path: no doubled or trailing separator.
+                prop_assert!(!once.as_str().contains("//"), "{path:?} -> {once:?}");
+                prop_assert!(
+                    once.as_str() == "/" || !once.as_str().ends_with('/'),
+                    "{path:?} -> {once:?}"
+                );
                 if once.is_absolute() {
                     prop_assert_eq!(climbing, 0);
                 }
