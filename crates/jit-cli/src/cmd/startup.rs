@@ -52,6 +52,9 @@ pub fn options(
     let mut options = StartupOptions::new(cwd)
         .with_home(home)
         .with_changes(Arc::new(jit_git::GitChanges::new()));
+    if let Some(deadline) = change_deadline().map_err(|err| anyhow::anyhow!(err))? {
+        options = options.with_change_deadline(deadline);
+    }
     let mut warning = None;
     if let Some(given) = managed {
         let given = Utf8PathBuf::from_path_buf(given)
@@ -69,6 +72,29 @@ pub fn options(
         options = options.with_managed(Some(managed));
     }
     Ok((options, warning))
+}
+
+/// The variable that sets how long the startup load waits for git's
+/// changed files before it goes on with the cwd marker alone.
+pub const CHANGE_DEADLINE_VAR: &str = "JIT_GIT_DEADLINE_MS";
+
+/// The change deadline `JIT_GIT_DEADLINE_MS` asks for (milliseconds), if it
+/// is set; an error naming the variable when it is not a number.
+pub fn change_deadline() -> Result<Option<std::time::Duration>, String> {
+    match std::env::var(CHANGE_DEADLINE_VAR) {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Ok(value) if value.trim().is_empty() => Ok(None),
+        Ok(value) => value
+            .trim()
+            .parse::<u64>()
+            .map(|ms| Some(std::time::Duration::from_millis(ms)))
+            .map_err(|_| {
+                format!("{CHANGE_DEADLINE_VAR}={value:?} is not a whole number of milliseconds")
+            }),
+        Err(std::env::VarError::NotUnicode(value)) => Err(format!(
+            "{CHANGE_DEADLINE_VAR}={value:?} is not a whole number of milliseconds"
+        )),
+    }
 }
 
 /// `file` made absolute against the current directory, its directory part

@@ -344,3 +344,45 @@ fn an_empty_path_is_a_usage_error() {
         assert!(err.contains("empty path"), "{args:?}: {err}");
     }
 }
+
+/// `.git/HEAD` as a FIFO never hangs the startup load: git gets the
+/// deadline `JIT_GIT_DEADLINE_MS` gives it, and the load goes on with the
+/// cwd marker, saying why.
+#[test]
+fn the_git_deadline_is_set_by_the_environment_and_a_fifo_head_never_hangs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+    std::fs::create_dir_all(root.join(".git/refs")).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("CLAUDE.md"), "root\n").unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(root.join(".git/HEAD"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (code, out, err) = crate::jit_env(
+        Some(root),
+        &[("JIT_GIT_DEADLINE_MS", std::path::Path::new("100"))],
+        &["startup", "--json", "--root", ".", "--cwd", "src"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["signals"], serde_json::json!(["src/"]));
+    let diagnostics = doc["diagnostics"].to_string();
+    assert!(
+        diagnostics.contains("git_timeout: no answer within 100 ms"),
+        "{diagnostics}"
+    );
+
+    let (code, _, err) = crate::jit_env(
+        Some(root),
+        &[("JIT_GIT_DEADLINE_MS", std::path::Path::new("soon"))],
+        &["startup", "--root", "."],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("JIT_GIT_DEADLINE_MS=\"soon\" is not a whole number of milliseconds"),
+        "{err}"
+    );
+}

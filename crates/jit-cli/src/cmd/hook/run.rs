@@ -398,6 +398,10 @@ fn start(session: &mut Session, payload: &Payload, cwd: &Utf8Path, budget: u64) 
     let mut options = StartupOptions::new(cwd.to_owned())
         .with_home(home)
         .with_changes(Arc::new(jit_git::GitChanges::new()));
+    // A bad value must not fail the call: the default deadline stands.
+    if let Ok(Some(deadline)) = crate::cmd::startup::change_deadline() {
+        options = options.with_change_deadline(deadline);
+    }
     if payload.agent != AgentKind::ClaudeCode {
         options = options.with_managed(None);
     }
