@@ -6,6 +6,7 @@
 )]
 
 mod engine;
+mod frontmatter_hostile;
 mod hostile;
 mod session;
 mod startup;

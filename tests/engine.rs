@@ -529,15 +529,14 @@ fn empty_scope_is_unscoped_with_a_warning() {
 }
 
 #[test]
-fn missing_closing_fence_is_all_body_with_a_warning() {
+fn missing_closing_fence_is_invalid_never_unscoped() {
     let fixture = Fixture::new(&[("CLAUDE.md", "---\npaths: src/**\nbody\n")]);
     let steps = check_fixture(
         &fixture,
         &["docs/a.md"],
-        "1 docs/a.md\n  + CLAUDE.md nested_traversal\n",
+        "1 docs/a.md\n  - CLAUDE.md invalid_frontmatter\n",
     );
-    assert_eq!(steps[0].loaded[0].warnings.len(), 1);
-    assert_eq!(steps[0].loaded[0].content, "---\npaths: src/**\nbody\n");
+    assert!(steps[0].skipped[0].detail.contains("line 1"));
 }
 
 #[test]

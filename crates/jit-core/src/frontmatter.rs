@@ -5,8 +5,63 @@
 //! `globs: {src,lib}/**`) are not valid YAML at all. This module reads all of
 //! them, and whatever it has to guess is said in a warning; a scope that cannot
 //! be read at all makes the whole frontmatter invalid, never absent.
+//!
+//! # A scoped rule never silently becomes unscoped
+//!
+//! A file whose first non-blank line starts with `---` (after any spaces or
+//! tabs) opens a frontmatter. For a convention with scope keys (`paths:`,
+//! `globs:`, `applyTo:`) such a file is read with its frontmatter, or refused
+//! with a reason; it is never read as an unscoped body, because the
+//! frontmatter it fails to open may hold a scope. Each damaged shape was
+//! decided on its own:
+//!
+//! | The file | Outcome |
+//! |---|---|
+//! | a BOM before `---` | read, no warning: an encoding mark that editors add and nobody sees |
+//! | CRLF line endings, or CRLF mixed with LF | read, no warning: ordinary Windows line endings |
+//! | bare CR line endings (`\r` alone) | read as line breaks, with a warning: other tools see one long line and no frontmatter |
+//! | blank lines before the opening `---` | read, with a warning: other tools look for a frontmatter on line 1 only |
+//! | spaces or tabs before the opening `---` | `invalid_frontmatter`: an indented `---` is not a fence, and whether the lines under it are YAML or markdown cannot be known |
+//! | more after the dashes (`--- yaml`, `---yaml`, `----`) | `invalid_frontmatter`: not a fence, yet too close to one to be read as body |
+//! | closed with `...` (YAML's end-of-document marker) instead of `---` | read, with a warning to write `---` |
+//! | never closed | `invalid_frontmatter`: where the frontmatter ends cannot be known |
+//! | the frontmatter is over [`MAX_FRONTMATTER_BYTES`], or its YAML over [`MAX_YAML_NODES`], [`MAX_YAML_ALIASES`] or [`MAX_YAML_DEPTH`] | `yaml_too_complex`, refused before (or while) the YAML is parsed, so the cost stays bounded |
+//!
+//! A file whose first non-blank line does not start with `---` has no
+//! frontmatter: a later `---` is a markdown rule line. A convention without
+//! scope keys (`AGENTS.md`, `GEMINI.md`) has no scope to lose, so for it a
+//! damaged opening is read as body, with a warning.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 use serde_json::{Map, Value};
+use serde_saphyr::budget::BudgetBreach;
+use serde_saphyr::granit_parser::ErrorKind as ScanErrorKind;
+use serde_saphyr::{
+    Error as YamlError, ExternalMessageSource, MessageFormatter, UserMessageFormatter,
+};
+
+use crate::rule::SkipReason;
+
+/// The largest frontmatter read, in bytes between the fences. A real
+/// frontmatter holds a few lines; a larger one is refused as
+/// `yaml_too_complex` before its YAML is parsed.
+pub const MAX_FRONTMATTER_BYTES: usize = 65_536;
+
+/// The most YAML values (scalars, lists, mappings) a frontmatter may hold,
+/// counting the copies its aliases expand to; past it the rule is refused as
+/// `yaml_too_complex`. An alias bomb ("billion laughs") stops here after a
+/// bounded amount of work.
+pub const MAX_YAML_NODES: usize = 10_000;
+
+/// The most YAML aliases (`*name`) and anchors (`&name`) a frontmatter may
+/// use; past it the rule is refused as `yaml_too_complex`.
+pub const MAX_YAML_ALIASES: usize = 64;
+
+/// The deepest nesting of YAML lists and mappings in a frontmatter; past it
+/// the rule is refused as `yaml_too_complex`.
+pub const MAX_YAML_DEPTH: usize = 16;
 
 /// The parsed head of a rule file.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -46,8 +101,26 @@ pub struct Parsed {
 /// The frontmatter could not be read at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontmatterError {
-    /// The parser's message, with line and column.
+    /// `invalid_frontmatter`, or `yaml_too_complex` when a limit was hit.
+    pub reason: SkipReason,
+    /// What is wrong and where (the line), for a person.
     pub message: String,
+}
+
+impl FrontmatterError {
+    fn invalid(message: impl Into<String>) -> Self {
+        FrontmatterError {
+            reason: SkipReason::InvalidFrontmatter,
+            message: message.into(),
+        }
+    }
+
+    fn too_complex(message: impl Into<String>) -> Self {
+        FrontmatterError {
+            reason: SkipReason::YamlTooComplex,
+            message: message.into(),
+        }
+    }
 }
 
 impl Frontmatter {
@@ -88,7 +161,7 @@ impl Frontmatter {
             Some(Value::String(s)) => finish(split_patterns(s)),
             Some(Value::Array(items)) => {
                 let mut out = Vec::new();
-                for item in items {
+                for (i, item) in items.iter().enumerate() {
                     match item {
                         Value::String(s) => out.extend(split_patterns(s)),
                         Value::Number(n) => out.push(n.to_string()),
@@ -96,7 +169,10 @@ impl Frontmatter {
                         Value::Null => {}
                         other => {
                             return Patterns::Invalid(format!(
-                                "`{key}` has an item that is not a pattern: {other}"
+                                "`{key}`: item {} is {}, not a pattern; write each pattern \
+                                 as a quoted string: `{key}: [\"src/**\"]`",
+                                i + 1,
+                                describe(other)
                             ));
                         }
                     }
@@ -105,21 +181,37 @@ impl Frontmatter {
             }
             Some(Value::Number(n)) => finish(vec![n.to_string()]),
             Some(other) => Patterns::Invalid(format!(
-                "`{key}` must be a pattern or a list of patterns, found {other}"
+                "`{key}` must be a pattern or a list of patterns, but it is {}; \
+                 write it as a quoted list: `{key}: [\"src/**\"]`",
+                describe(other)
             )),
         }
     }
 }
 
-/// Drops `./`, blanks and duplicates; an empty result is [`Patterns::Empty`].
+/// A YAML value as a person would name it.
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "empty",
+        Value::Bool(_) => "a true/false value",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping (`key: value` lines)",
+    }
+}
+
+/// Drops `./`, blanks and duplicates (the first of each is kept, in order);
+/// an empty result is [`Patterns::Empty`]. Linear in the number of patterns.
 fn finish(items: Vec<String>) -> Patterns {
+    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
     let mut out: Vec<String> = Vec::with_capacity(items.len());
-    for item in items {
+    for item in &items {
         let mut p = item.trim();
         while let Some(rest) = p.strip_prefix("./") {
             p = rest;
         }
-        if !p.is_empty() && !out.iter().any(|o| o == p) {
+        if !p.is_empty() && seen.insert(p) {
             out.push(p.to_owned());
         }
     }
@@ -180,65 +272,205 @@ fn is_fence(line: &str) -> bool {
     line.trim_end_matches([' ', '\t']) == "---"
 }
 
+/// Whether `line` is YAML's end-of-document marker `...`, which some tools
+/// accept as the closing fence.
+fn is_document_end(line: &str) -> bool {
+    line.trim_end_matches([' ', '\t']) == "..."
+}
+
+/// Whether `line` starts like a fence once leading whitespace (and a stray
+/// BOM) is set aside: `---`, ` ---`, `--- yaml`, `----`.
+fn is_fence_like(line: &str) -> bool {
+    line.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+        .starts_with("---")
+}
+
+/// Whether the first non-blank line of `text` starts like a fence: a file
+/// that does is never read as a body without a frontmatter when its
+/// convention has scope keys. Line breaks are `\n`, `\r\n` or a bare `\r`;
+/// a leading BOM is skipped.
+#[doc(hidden)]
+pub fn opens_like_frontmatter(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.split(['\n', '\r'])
+        .find(|line| !line.trim().is_empty())
+        .is_some_and(is_fence_like)
+}
+
+/// `line` for a message: at most 60 characters, control characters escaped.
+fn shown(line: &str) -> String {
+    let mut out: String = line
+        .chars()
+        .take(60)
+        .flat_map(char::escape_default)
+        .collect();
+    if line.chars().nth(60).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 /// Splits and parses a rule file's text. `scope_keys` are the keys whose lines
-/// are read literally when strict YAML rejects them.
+/// are read literally when strict YAML rejects them; a convention with scope
+/// keys never gets a file that opens like a frontmatter back as a plain body
+/// (see the module docs).
 pub fn parse(text: &str, scope_keys: &[&str]) -> Result<Parsed, FrontmatterError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let normalized;
-    let text = if text.contains('\r') {
-        normalized = text.replace("\r\n", "\n");
-        normalized.as_str()
-    } else {
-        text
-    };
+    let (text, bare_cr) = normalize_line_endings(text);
     let mut warnings = Vec::new();
 
-    let Some((yaml, body)) = split_fences(text) else {
-        let first = text.lines().next().unwrap_or_default();
-        if is_fence(first) {
-            warnings.push(
-                "frontmatter opened with `---` on line 1 but never closed: the whole file is read \
-                 as body and no scope applies; add a closing `---` line"
-                    .to_owned(),
-            );
+    let block = match split_fences(&text, &mut warnings) {
+        Ok(Some(block)) => block,
+        Ok(None) => {
+            return Ok(Parsed {
+                frontmatter: Frontmatter::default(),
+                body: text.into_owned(),
+                warnings,
+            });
         }
-        return Ok(Parsed {
-            frontmatter: Frontmatter::default(),
-            body: text.to_owned(),
-            warnings,
-        });
+        Err(message) if scope_keys.is_empty() => {
+            // No scope can be lost: the file is read as it is, and the
+            // damage is said.
+            return Ok(Parsed {
+                frontmatter: Frontmatter::default(),
+                body: text.into_owned(),
+                warnings: vec![format!(
+                    "{message}; the whole file was read as the rule's text"
+                )],
+            });
+        }
+        Err(message) => {
+            return Err(FrontmatterError::invalid(format!(
+                "{message}; the rule is not loaded, because a scope it may declare cannot be read"
+            )));
+        }
     };
-
-    let frontmatter = parse_yaml(yaml, scope_keys, &mut warnings)?;
+    if bare_cr {
+        warnings.push(
+            "the file ends its lines with a bare CR (`\\r`, old Mac style); they were read as \
+             line breaks, but other tools see one long line and no frontmatter: save the file \
+             with LF line endings"
+                .to_owned(),
+        );
+    }
+    if block.yaml.len() > MAX_FRONTMATTER_BYTES {
+        return Err(FrontmatterError::too_complex(format!(
+            "the frontmatter (lines {}-{}) is {} bytes, over the limit of {MAX_FRONTMATTER_BYTES} \
+             bytes; a scope needs only a few lines",
+            block.first_line.saturating_sub(1),
+            block.last_line,
+            block.yaml.len()
+        )));
+    }
+    let frontmatter = parse_yaml(block.yaml, block.first_line, scope_keys, &mut warnings)?;
     Ok(Parsed {
         frontmatter,
-        body: body.to_owned(),
+        body: block.body.to_owned(),
         warnings,
     })
 }
 
-/// Returns (yaml, body) when `text` opens with a fence that is closed later.
-fn split_fences(text: &str) -> Option<(&str, &str)> {
-    let mut lines = text.split_inclusive('\n');
-    let first = lines.next()?;
-    if !is_fence(first.trim_end_matches('\n')) {
-        return None;
+/// `text` with CRLF and bare CR line breaks turned into LF, and whether a
+/// bare CR was seen.
+fn normalize_line_endings(text: &str) -> (Cow<'_, str>, bool) {
+    if !text.contains('\r') {
+        return (Cow::Borrowed(text), false);
     }
-    let yaml_start = first.len();
-    let mut offset = yaml_start;
-    for line in lines {
-        if is_fence(line.trim_end_matches('\n')) {
-            let yaml = &text[yaml_start..offset];
-            let body = &text[offset + line.len()..];
-            return Some((yaml, body));
+    let crlf = text.replace("\r\n", "\n");
+    if crlf.contains('\r') {
+        (Cow::Owned(crlf.replace('\r', "\n")), true)
+    } else {
+        (Cow::Owned(crlf), false)
+    }
+}
+
+/// A frontmatter block found between its fences.
+struct Block<'a> {
+    yaml: &'a str,
+    body: &'a str,
+    /// The file's line number of the first YAML line (the one after the
+    /// opening fence).
+    first_line: usize,
+    /// The file's line number of the closing fence.
+    last_line: usize,
+}
+
+/// Finds the frontmatter block. `Ok(None)`: the file does not open like a
+/// frontmatter. `Err`: it opens like one, but the block cannot be told
+/// (the message says where and why).
+fn split_fences<'a>(
+    text: &'a str,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Block<'a>>, String> {
+    let mut lines = text.split_inclusive('\n');
+    let mut offset = 0;
+    let mut line_no = 0;
+    let opening = loop {
+        let Some(line) = lines.next() else {
+            return Ok(None);
+        };
+        line_no += 1;
+        if !line.trim().is_empty() {
+            break line;
         }
         offset += line.len();
+    };
+    let fence = opening.trim_end_matches('\n');
+    if !is_fence_like(fence) {
+        return Ok(None);
     }
-    None
+    if fence.starts_with(|c: char| c.is_whitespace()) {
+        return Err(format!(
+            "line {line_no} `{}` is an indented `---`, which does not open a frontmatter: \
+             a fence is `---` at the start of its line",
+            shown(fence)
+        ));
+    }
+    if !is_fence(fence) {
+        return Err(format!(
+            "line {line_no} `{}` opens like a frontmatter fence, but a fence is `---` alone \
+             on its line",
+            shown(fence)
+        ));
+    }
+    let open_line = line_no;
+    let yaml_start = offset + opening.len();
+    let mut end = yaml_start;
+    for line in lines {
+        line_no += 1;
+        let content = line.trim_end_matches('\n');
+        let closes_with_dots = is_document_end(content);
+        if is_fence(content) || closes_with_dots {
+            if open_line > 1 {
+                warnings.push(format!(
+                    "the frontmatter opens on line {open_line}, after blank lines; it was read, \
+                     but other tools look for it on line 1 only: remove the blank lines above it"
+                ));
+            }
+            if closes_with_dots {
+                warnings.push(format!(
+                    "the frontmatter is closed with `...` on line {line_no}; it was read, but \
+                     other tools close a frontmatter only with `---`: write `---` there"
+                ));
+            }
+            return Ok(Some(Block {
+                yaml: &text[yaml_start..end],
+                body: &text[end + line.len()..],
+                first_line: open_line + 1,
+                last_line: line_no,
+            }));
+        }
+        end += line.len();
+    }
+    Err(format!(
+        "line {open_line} opens a frontmatter with `---`, but no later line closes it: \
+         add a `---` line where the frontmatter ends"
+    ))
 }
 
 fn parse_yaml(
     yaml: &str,
+    first_line: usize,
     scope_keys: &[&str],
     warnings: &mut Vec<String>,
 ) -> Result<Frontmatter, FrontmatterError> {
@@ -248,9 +480,10 @@ fn parse_yaml(
             ..Frontmatter::default()
         });
     }
-    // The leading newline stands for the opening fence, so the parser's line
+    // Blank lines stand for the lines above the YAML, so the parser's line
     // numbers are the file's.
-    match parse_map(&format!("\n{yaml}")) {
+    let lead = "\n".repeat(first_line.saturating_sub(1));
+    match parse_map(&format!("{lead}{yaml}"))? {
         Ok(values) => {
             // `paths: {src,lib}/**` is valid YAML, but a mapping, not the
             // brace pattern its author meant: read such keys literally.
@@ -267,26 +500,28 @@ fn parse_yaml(
                 });
             }
             let why = "it reads as a YAML mapping, not a pattern";
-            recover(yaml, &misread, Some(values), why, warnings).map_err(|err| FrontmatterError {
-                message: if err.message.is_empty() {
-                    format!(
+            recover(yaml, first_line, &misread, Some(values), why, warnings).map_err(|err| {
+                if err.message.is_empty() {
+                    FrontmatterError::invalid(format!(
                         "`{}`: {why}; write it as a quoted list: `{}: [\"src/**\"]`",
                         misread.join("`, `"),
                         misread.first().copied().unwrap_or("paths")
-                    )
+                    ))
                 } else {
-                    err.message
-                },
+                    err
+                }
             })
         }
         Err(strict_error) => {
-            let why = format!("it is not valid YAML: {strict_error}");
-            recover(yaml, scope_keys, None, &why, warnings).map_err(|err| FrontmatterError {
-                message: if err.message.is_empty() {
-                    strict_error
+            let why = format!("it is not valid YAML ({strict_error})");
+            recover(yaml, first_line, scope_keys, None, &why, warnings).map_err(|err| {
+                if err.message.is_empty() {
+                    FrontmatterError::invalid(format!(
+                        "the frontmatter is not valid YAML: {strict_error}"
+                    ))
                 } else {
-                    err.message
-                },
+                    err
+                }
             })
         }
     }
@@ -300,23 +535,109 @@ fn holds_mapping(value: &Value) -> bool {
     }
 }
 
-/// Strict YAML: the frontmatter must be a mapping.
-fn parse_map(yaml: &str) -> Result<Map<String, Value>, String> {
-    match serde_saphyr::from_str::<Value>(yaml) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(Value::Null) => Ok(Map::new()),
-        Ok(other) => Err(format!(
-            "frontmatter must be a mapping of keys to values, found {other}"
-        )),
-        Err(err) => Err(first_line(&err.to_string())),
+/// Strict YAML under the limits: the frontmatter must be a mapping. The
+/// outer error is a limit that was hit (the rule is refused whatever its
+/// scope keys); the inner one a message for a person.
+fn parse_map(yaml: &str) -> Result<Result<Map<String, Value>, String>, FrontmatterError> {
+    let mut options = serde_saphyr::Options::default();
+    options.with_snippet = false;
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_nodes = MAX_YAML_NODES;
+    budget.max_events = 4 * MAX_YAML_NODES;
+    budget.max_recorded_anchor_events = MAX_YAML_NODES;
+    budget.max_aliases = MAX_YAML_ALIASES;
+    budget.max_anchors = MAX_YAML_ALIASES;
+    budget.max_depth = MAX_YAML_DEPTH;
+    budget.flow_nesting_limit = MAX_YAML_DEPTH;
+    budget.max_total_scalar_bytes = 2 * MAX_FRONTMATTER_BYTES;
+    options.budget = Some(budget);
+    options.alias_limits.max_total_replayed_events = MAX_YAML_NODES;
+    options.alias_limits.max_replay_stack_depth = MAX_YAML_DEPTH;
+    match serde_saphyr::from_str_with_options::<Value>(yaml, options) {
+        Ok(Value::Object(map)) => Ok(Ok(map)),
+        Ok(Value::Null) => Ok(Ok(Map::new())),
+        Ok(other) => Ok(Err(format!(
+            "a frontmatter is a mapping of keys to values (`key: value` lines), but this one \
+             is {}",
+            describe(&other)
+        ))),
+        Err(err) => match limit_hit(&err) {
+            Some(what) => Err(FrontmatterError::too_complex(format!(
+                "the frontmatter YAML {what}{}; a scope needs only a few plain lines",
+                at_line(&err)
+            ))),
+            None => Ok(Err(err.render_with_formatter(&Messages))),
+        },
     }
 }
 
-/// The parser's message without its source snippet: one line, with the
-/// position (`line 2 column 8: alias references unknown anchor`).
-fn first_line(message: &str) -> String {
-    let line = message.lines().next().unwrap_or(message).trim();
-    line.strip_prefix("error: ").unwrap_or(line).to_owned()
+/// The error under any wrappers.
+fn original(mut err: &YamlError) -> &YamlError {
+    while let YamlError::WithSnippet { error, .. } | YamlError::AliasError { error, .. } = err {
+        err = error;
+    }
+    err
+}
+
+/// ` (line N)` when the parser knows where.
+fn at_line(err: &YamlError) -> String {
+    match err.location() {
+        Some(location) if location.line() > 0 => format!(" (line {})", location.line()),
+        _ => String::new(),
+    }
+}
+
+/// Which limit a parser error stands for, said for a person; `None` when
+/// it is an ordinary syntax error.
+fn limit_hit(err: &YamlError) -> Option<String> {
+    let nodes = format!("expands to more than {MAX_YAML_NODES} values");
+    let depth = format!("nests deeper than {MAX_YAML_DEPTH} levels");
+    let said = match original(err) {
+        YamlError::Budget { breach, .. } => match breach {
+            BudgetBreach::Aliases { .. } | BudgetBreach::Anchors { .. } => {
+                format!("uses more than {MAX_YAML_ALIASES} aliases or anchors (`*name`, `&name`)")
+            }
+            BudgetBreach::Depth { .. } => depth,
+            _ => nodes,
+        },
+        YamlError::AliasReplayLimitExceeded { .. }
+        | YamlError::AliasExpansionLimitExceeded { .. }
+        | YamlError::AliasReplayCounterOverflow { .. } => nodes,
+        YamlError::AliasReplayStackDepthExceeded { .. } => depth,
+        YamlError::ExternalMessage { source, .. }
+            if matches!(
+                source.as_ref(),
+                ExternalMessageSource::Parser(scan)
+                    if matches!(scan.kind(), ScanErrorKind::RecursionLimitExceeded)
+            ) =>
+        {
+            depth
+        }
+        _ => return None,
+    };
+    Some(said)
+}
+
+/// The parser's messages for a person: its user-facing wording, with the
+/// cases that read like internals said plainly.
+struct Messages;
+
+impl MessageFormatter for Messages {
+    fn format_message<'a>(&self, err: &'a YamlError) -> Cow<'a, str> {
+        match err {
+            YamlError::UnknownAnchor { .. } => Cow::Borrowed(
+                "`*` starts a YAML alias here, and no anchor of that name is defined \
+                 (quote a value that starts with `*`)",
+            ),
+            YamlError::DuplicateMappingKey { key: Some(key), .. } => {
+                Cow::Owned(format!("the key `{key}` is written twice"))
+            }
+            YamlError::DuplicateMappingKey { key: None, .. } => {
+                Cow::Borrowed("a key is written twice")
+            }
+            _ => UserMessageFormatter.format_message(err),
+        }
+    }
 }
 
 /// Reads the lines of `keys` literally: the value on the key's line, then
@@ -329,6 +650,7 @@ fn first_line(message: &str) -> String {
 /// found at all; the caller reports the parser's message then.
 fn recover(
     yaml: &str,
+    first_line: usize,
     keys: &[&str],
     base: Option<Map<String, Value>>,
     why: &str,
@@ -376,29 +698,29 @@ fn recover(
             }
             j += 1;
         }
+        let written = shown(line.trim());
+        let line_no = first_line + i;
         i = j;
-        let written = line.trim();
         if nested_mapping || items.is_empty() {
-            return Err(FrontmatterError {
-                message: format!(
-                    "`{written}`: {why}, and no pattern could be read from its lines; \
-                     write it as a quoted list: `{key}: [\"src/**\"]`"
-                ),
-            });
+            return Err(FrontmatterError::invalid(format!(
+                "line {line_no} `{written}`: {why}, and no pattern could be read from its lines; \
+                 write it as a quoted list: `{key}: [\"src/**\"]`"
+            )));
         }
-        let quoted: Vec<String> = items.iter().map(|p| format!("\"{p}\"")).collect();
+        let quoted = items
+            .iter()
+            .map(|p| format!("\"{}\"", shown(p)))
+            .collect::<Vec<_>>()
+            .join(", ");
         warnings.push(format!(
-            "`{written}`: {why}; it was read literally as {items:?}. \
-             Quote the patterns so every tool reads them the same: `{key}: [{}]`",
-            quoted.join(", ")
+            "line {line_no} `{written}`: {why}; it was read literally as {quoted}. \
+             Quote the patterns so every tool reads them the same: `{key}: [{quoted}]`"
         ));
         recovered.push((key.to_owned(), items));
     }
 
     if recovered.is_empty() {
-        return Err(FrontmatterError {
-            message: String::new(),
-        });
+        return Err(FrontmatterError::invalid(String::new()));
     }
 
     let values = match base {
@@ -409,16 +731,19 @@ fn recover(
             values
         }
         None => {
-            let rest: String = lines
-                .iter()
-                .zip(&consumed)
-                .filter(|(_, c)| !**c)
-                .map(|(l, _)| format!("{l}\n"))
-                .collect();
+            // The lines read literally are blanked, not dropped, so the
+            // parser's line numbers stay the file's.
+            let mut rest = "\n".repeat(first_line.saturating_sub(1));
+            for (line, consumed) in lines.iter().zip(&consumed) {
+                if !consumed {
+                    rest.push_str(line);
+                }
+                rest.push('\n');
+            }
             if rest.trim().is_empty() {
                 Map::new()
             } else {
-                match parse_map(&rest) {
+                match parse_map(&rest)? {
                     Ok(values) => values,
                     Err(err) => {
                         warnings.push(format!(
@@ -469,6 +794,7 @@ fn strip_comment(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rule::SkipReason;
 
     #[track_caller]
     fn check(text: &str, expected: Patterns, warnings: usize) {
@@ -524,11 +850,137 @@ mod tests {
     }
 
     #[test]
-    fn unclosed_fence_is_body_with_warning() {
-        let parsed = parse("---\npaths: src/**\nbody\n", &["paths"]).unwrap();
+    fn unclosed_fence_is_invalid_where_a_scope_can_be_lost() {
+        let err = parse("---\npaths: src/**\nbody\n", &["paths"]).unwrap_err();
+        assert_eq!(err.reason, SkipReason::InvalidFrontmatter);
+        assert!(err.message.contains("line 1"), "{}", err.message);
+        // A convention without scope keys has no scope to lose.
+        let parsed = parse("---\npaths: src/**\nbody\n", &[]).unwrap();
         assert!(!parsed.frontmatter.is_present());
         assert_eq!(parsed.body, "---\npaths: src/**\nbody\n");
         assert_eq!(parsed.warnings.len(), 1);
+    }
+
+    /// Every shape of the module docs' table: the patterns read (or the
+    /// refusal) and the number of warnings.
+    #[test]
+    fn damaged_openings_follow_the_table() {
+        let scoped = |text: &str, warnings: usize| check(text, some(&["src/**"]), warnings);
+        scoped("\u{feff}---\npaths: src/**\n---\n", 0);
+        scoped("---\r\npaths: src/**\r\n---\r\n", 0);
+        scoped("---\r\npaths: src/**\n---\r\nbody\n", 0);
+        scoped("---\rpaths: src/**\r---\rbody\r", 1);
+        scoped("\n\n---\npaths: src/**\n---\n", 1);
+        scoped(" \t\n---\npaths: src/**\n---\n", 1);
+        scoped("---\npaths: src/**\n...\nbody\n", 1);
+        scoped("\u{feff}\r\r---\rpaths: src/**\r...\r", 3);
+        for text in [
+            " ---\npaths: src/**\n---\n",
+            "\t---\npaths: src/**\n---\n",
+            "--- yaml\npaths: src/**\n---\n",
+            "---yaml\npaths: src/**\n---\n",
+            "----\npaths: src/**\n----\n",
+            "\n---\npaths: src/**\n",
+            "\u{feff}\u{feff}---\npaths: src/**\n---\n",
+        ] {
+            let err = parse(text, &["paths"]).unwrap_err();
+            assert_eq!(err.reason, SkipReason::InvalidFrontmatter, "{text:?}");
+            assert!(err.message.contains("line "), "{text:?}: {}", err.message);
+        }
+        // A later `---` is a markdown rule line, not a frontmatter.
+        check("# Title\n---\npaths: src/**\n---\n", Patterns::Absent, 0);
+    }
+
+    #[test]
+    fn warnings_name_the_line() {
+        let parsed = parse("\n\n---\npaths: src/**\n...\n", &["paths"]).unwrap();
+        assert!(
+            parsed.warnings[0].contains("line 3"),
+            "{:?}",
+            parsed.warnings
+        );
+        assert!(
+            parsed.warnings[1].contains("line 5"),
+            "{:?}",
+            parsed.warnings
+        );
+        let parsed = parse("---\ndescription: x\npaths: **/*.cs\n---\n", &["paths"]).unwrap();
+        assert!(
+            parsed.warnings[0].contains("line 3"),
+            "{:?}",
+            parsed.warnings
+        );
+    }
+
+    #[test]
+    fn messages_carry_no_parser_internals() {
+        let cases = [
+            "---\ndescription: a\ndescription: b\n---\n",
+            "---\npaths:\n  - [a, {b: c}]\n---\n",
+            "---\npaths: 3\ndescription: *x\n---\n",
+            "---\n- a\n- b\n---\n",
+            "---\ndescription: !!int x\n---\n",
+            "---\na: &a [x]\nb: [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\n---\n",
+        ];
+        for text in cases {
+            let said = match parse(text, &["paths"]) {
+                Ok(parsed) => match parsed.frontmatter.patterns("paths") {
+                    Patterns::Invalid(message) => message,
+                    _ => parsed.warnings.join("\n"),
+                },
+                Err(err) => err.message,
+            };
+            assert!(!said.is_empty(), "{text:?}");
+            for internal in [
+                "Some(",
+                "None",
+                "Options",
+                "{ ",
+                "::",
+                "invalid type",
+                "Policy",
+            ] {
+                assert!(!said.contains(internal), "{text:?}: {said}");
+            }
+        }
+    }
+
+    #[test]
+    fn duplicates_are_dropped_keeping_the_first_in_order() {
+        let items = ["b", "./a", "b", "c", "a", " c ", "./././d", "d"];
+        let got = finish(items.iter().map(|s| s.to_string()).collect());
+        assert_eq!(got, some(&["b", "a", "c", "d"]));
+        // Many duplicates: still every first one, in order.
+        let many: Vec<String> = (0..20_000).map(|i| format!("p{}", i % 1_000)).collect();
+        let Patterns::Some(kept) = finish(many) else {
+            panic!("patterns expected")
+        };
+        let expected: Vec<String> = (0..1_000).map(|i| format!("p{i}")).collect();
+        assert_eq!(kept, expected);
+    }
+
+    #[test]
+    fn limits_are_refused_as_too_complex() {
+        let deep = format!("---\npaths: {}a{}\n---\n", "[".repeat(40), "]".repeat(40));
+        let big = format!(
+            "---\ndescription: \"{}\"\n---\n",
+            "x".repeat(MAX_FRONTMATTER_BYTES)
+        );
+        let mut bomb = String::from("---\na: &a [x,x,x,x,x,x,x,x,x]\n");
+        for (prev, name) in ["a", "b", "c", "d", "e", "f", "g", "h"]
+            .iter()
+            .zip(["b", "c", "d", "e", "f", "g", "h", "i"])
+        {
+            bomb.push_str(&format!(
+                "{name}: &{name} [{}]\n",
+                vec![format!("*{prev}"); 9].join(",")
+            ));
+        }
+        bomb.push_str("paths: *i\n---\n");
+        for text in [deep, big, bomb] {
+            let err = parse(&text, &["paths"]).unwrap_err();
+            assert_eq!(err.reason, SkipReason::YamlTooComplex, "{}", err.message);
+        }
     }
 
     #[test]

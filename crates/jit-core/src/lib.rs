@@ -68,7 +68,11 @@ pub use engine::{
 };
 pub use error::{Error, ErrorKind};
 pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339};
-pub use frontmatter::{Frontmatter, Patterns};
+#[doc(hidden)]
+pub use frontmatter::opens_like_frontmatter;
+pub use frontmatter::{
+    Frontmatter, MAX_FRONTMATTER_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, Patterns,
+};
 pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,
@@ -80,8 +84,13 @@ pub use registry::{
     AffectedPaths, Registry, ReporterRegistration, SkippedInput, ToolRegistration, TouchedPaths,
     TouchesNothing,
 };
+#[doc(hidden)]
+pub use rule::{__fuzz_parse_rule, FuzzVerdict};
 pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
-pub use scope::{CompiledScope, ScopeDecision, ScopeMatcher, SignalMatcher, TouchedPathMatcher};
+pub use scope::{
+    CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS, ScopeDecision, ScopeMatcher,
+    SignalMatcher, TouchedPathMatcher,
+};
 pub use session::{
     Channel, DEFAULT_BUDGET_BYTES, DEFAULT_JIT_CONTEXT, Injection, LoadTrigger, NativeLoads,
     SNAPSHOT_FORMAT, Session, SessionConfig, SessionSnapshot, ToolCall, block_header,

@@ -9,7 +9,7 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::frontmatter;
-use crate::scope::CompiledScope;
+use crate::scope::{CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS};
 use crate::source::{RuleSource, ScopeSpec};
 
 /// Why a rule was injected.
@@ -70,7 +70,11 @@ pub enum SkipReason {
     AlreadyLoaded,
     /// The path resolves outside the project root.
     OutsideRoot,
-    /// The frontmatter (or its scope) cannot be read.
+    /// The frontmatter (or its scope) cannot be read: its YAML is broken, a
+    /// scope key holds something that is not a pattern, or the file opens
+    /// like a frontmatter (`---` as its first non-blank line) that cannot be
+    /// told apart (indented, `--- yaml`, never closed). A rule whose scope
+    /// cannot be read is never loaded unscoped.
     InvalidFrontmatter,
     /// The file or directory cannot be read, or is not a regular file.
     Unreadable,
@@ -89,6 +93,22 @@ pub enum SkipReason {
     /// [`MAX_RULE_FILES_PER_FOLDER`](crate::MAX_RULE_FILES_PER_FOLDER): the
     /// ones past the limit, in sorted order, are not read.
     TooManyRules,
+    /// The frontmatter is larger than
+    /// [`MAX_FRONTMATTER_BYTES`](crate::MAX_FRONTMATTER_BYTES), or its YAML
+    /// is past [`MAX_YAML_NODES`](crate::MAX_YAML_NODES) values (aliases
+    /// expanded), [`MAX_YAML_ALIASES`](crate::MAX_YAML_ALIASES) aliases or
+    /// anchors, or [`MAX_YAML_DEPTH`](crate::MAX_YAML_DEPTH) levels of
+    /// nesting (an alias bomb, say). The rule is refused after a bounded
+    /// amount of work.
+    YamlTooComplex,
+    /// The scope lists more than
+    /// [`MAX_SCOPE_PATTERNS`](crate::MAX_SCOPE_PATTERNS) distinct patterns;
+    /// none of them is compiled or matched.
+    TooManyPatterns,
+    /// A scope pattern is longer than
+    /// [`MAX_PATTERN_BYTES`](crate::MAX_PATTERN_BYTES); none of the rule's
+    /// patterns is compiled or matched.
+    PatternTooLong,
 }
 
 impl SkipReason {
@@ -106,6 +126,9 @@ impl SkipReason {
             SkipReason::ManualOnly => "manual_only",
             SkipReason::TooLargeForBudget => "too_large_for_budget",
             SkipReason::TooManyRules => "too_many_rules",
+            SkipReason::YamlTooComplex => "yaml_too_complex",
+            SkipReason::TooManyPatterns => "too_many_patterns",
+            SkipReason::PatternTooLong => "pattern_too_long",
         }
     }
 }
@@ -204,6 +227,8 @@ impl Stamp {
 #[derive(Debug)]
 pub(crate) struct ParsedRule {
     pub(crate) body: String,
+    /// Whether a frontmatter block was read.
+    pub(crate) frontmatter: bool,
     pub(crate) scope: RuleScope,
     pub(crate) warnings: Vec<String>,
 }
@@ -290,12 +315,8 @@ pub(crate) fn read_rule(
 
 /// Parses a rule file's text (frontmatter, scope) with the rules of `source`.
 pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRule, Rejection> {
-    let parsed = frontmatter::parse(text, source.scope_keys()).map_err(|err| {
-        Rejection::new(
-            SkipReason::InvalidFrontmatter,
-            format!("frontmatter is not valid YAML: {}", err.message),
-        )
-    })?;
+    let parsed = frontmatter::parse(text, source.scope_keys())
+        .map_err(|err| Rejection::new(err.reason, err.message))?;
     let mut warnings = parsed.warnings;
     let scope = match source.scope(&parsed.frontmatter) {
         ScopeSpec::Always => RuleScope::Always,
@@ -308,14 +329,95 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
             return Err(Rejection::new(SkipReason::InvalidFrontmatter, why));
         }
         ScopeSpec::Paths(globs) => {
+            check_scope_limits(&globs)?;
             let compiled = CompiledScope::new(&globs)
                 .map_err(|err| Rejection::new(SkipReason::InvalidFrontmatter, err.to_string()))?;
             RuleScope::Paths(compiled)
         }
     };
     Ok(ParsedRule {
+        frontmatter: parsed.frontmatter.is_present(),
         body: parsed.body,
         scope,
         warnings,
     })
+}
+
+/// Refuses a scope past [`MAX_SCOPE_PATTERNS`] or with a pattern past
+/// [`MAX_PATTERN_BYTES`], before anything is compiled: the cost of a rule
+/// must not grow with what a stranger's repository puts in it.
+fn check_scope_limits(globs: &[String]) -> Result<(), Rejection> {
+    if globs.len() > MAX_SCOPE_PATTERNS {
+        return Err(Rejection::new(
+            SkipReason::TooManyPatterns,
+            format!(
+                "the scope lists {} patterns, over the limit of {MAX_SCOPE_PATTERNS} for one rule; \
+                 split the rule, or use fewer, broader patterns (`src/**`)",
+                globs.len()
+            ),
+        ));
+    }
+    if let Some((i, long)) = globs
+        .iter()
+        .enumerate()
+        .find(|(_, glob)| glob.len() > MAX_PATTERN_BYTES)
+    {
+        let start: String = long
+            .chars()
+            .take(40)
+            .flat_map(char::escape_default)
+            .collect();
+        return Err(Rejection::new(
+            SkipReason::PatternTooLong,
+            format!(
+                "scope pattern {} (`{start}…`) is {} bytes, over the limit of {MAX_PATTERN_BYTES} \
+                 bytes for one pattern",
+                i + 1,
+                long.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How a rule file's bytes were judged, for the fuzz target: what
+/// [`__fuzz_parse_rule`] returns.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FuzzVerdict {
+    /// Loaded, scoped by these patterns.
+    Scoped(Vec<String>),
+    /// Loaded unscoped; `frontmatter` says whether a frontmatter was read.
+    Unscoped {
+        /// A frontmatter block was read (without a scope key).
+        frontmatter: bool,
+    },
+    /// Attached by hand only.
+    Manual,
+    /// Refused, with this reason.
+    Skipped(SkipReason),
+}
+
+/// Judges `bytes` as a `.claude/rules` file would be, without touching the
+/// filesystem: the UTF-8 and NUL checks, then the frontmatter and scope.
+/// Exposed for the fuzz target only.
+#[doc(hidden)]
+pub fn __fuzz_parse_rule(bytes: &[u8]) -> FuzzVerdict {
+    if bytes.contains(&0) {
+        return FuzzVerdict::Skipped(SkipReason::Binary);
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return FuzzVerdict::Skipped(SkipReason::NotUtf8);
+    };
+    let source = crate::source::ClaudeSource;
+    match parse_rule(text, &source) {
+        Err(rejection) => FuzzVerdict::Skipped(rejection.reason),
+        Ok(parsed) => match parsed.scope {
+            RuleScope::Paths(scope) => FuzzVerdict::Scoped(scope.patterns().to_vec()),
+            RuleScope::Manual(_) => FuzzVerdict::Manual,
+            RuleScope::Always => FuzzVerdict::Unscoped {
+                frontmatter: parsed.frontmatter,
+            },
+        },
+    }
 }

@@ -4,6 +4,17 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::error::{Error, ErrorKind};
 
+/// The most distinct patterns one rule's scope may list. Real rules list a
+/// few, a few dozen at most; past this the rule is refused as
+/// `too_many_patterns` before any pattern is compiled, so a scope of tens of
+/// thousands of patterns costs nothing per touch.
+pub const MAX_SCOPE_PATTERNS: usize = 256;
+
+/// The longest scope pattern, in bytes. Real patterns are a path or two
+/// long; past this the rule is refused as `pattern_too_long` before any
+/// pattern is compiled.
+pub const MAX_PATTERN_BYTES: usize = 1_024;
+
 /// A rule's scope patterns, compiled with `literal_separator(true)` (`*`
 /// never crosses `/`), case-sensitive, against root-relative `/`-separated
 /// paths.
