@@ -134,7 +134,13 @@ fn judge_from(argv: &[&Word], start: usize) -> Verdict {
         "sort" => sort(argv, start),
         "uniq" => uniq(argv, start),
         // Wrappers that run the rest of the line as a command of its own.
-        "nohup" | "builtin" => judge_from(argv, start + 1),
+        "nohup" | "builtin" | "coproc" => judge_from(argv, start + 1),
+        // `time` is a keyword of bash that times the pipeline after it.
+        "time" => match next_text {
+            Some("-p") => judge_from(argv, start + 2),
+            Some(t) if t.starts_with('-') => Verdict::Refused(SkipReason::UncertainArguments),
+            _ => judge_from(argv, start + 1),
+        },
         "command" => match next_text {
             // `command -v cp` only looks the name up.
             Some("-v" | "-V") => Verdict::Writes(Vec::new()),

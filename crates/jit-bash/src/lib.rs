@@ -76,10 +76,12 @@
 #![deny(missing_docs)]
 
 mod analysis;
+mod braces;
 mod commands;
 mod extract;
-mod guard;
 mod syntax;
 
 pub use analysis::{Analysis, SkipReason, Skipped};
+pub use braces::MAX_BRACE_WORDS;
 pub use extract::written_paths;
+pub use syntax::MAX_DEPTH;
