@@ -79,7 +79,8 @@ pub enum SkipReason {
     /// directory no longer apply to it. The word is the command name.
     Delete,
     /// The command line could not be parsed with certainty: an option this
-    /// crate does not know how to read, or too few operands for the command.
+    /// crate does not know how to read, too few operands for the command, or
+    /// an option that makes the write depend on what exists (`touch -c`).
     /// The word is the command name.
     UncertainArguments,
 }

@@ -127,7 +127,7 @@ fn judge_from(argv: &[&Word], start: usize) -> Verdict {
     match name {
         "cp" | "mv" => copy_like(argv, start, &CP_MV, false),
         "install" => copy_like(argv, start, &INSTALL, true),
-        "touch" => every_operand(argv, start, &TOUCH),
+        "touch" => touch(argv, start),
         "mkdir" => every_operand(argv, start, &MKDIR),
         "tee" => every_operand(argv, start, &TEE),
         "sed" => sed(argv, start),
@@ -232,6 +232,8 @@ const TOUCH: Spec = Spec {
     optional_arg: "",
     long: &[
         ("date", Arg::Required),
+        ("no-create", Arg::None),
+        ("no-dereference", Arg::None),
         ("reference", Arg::Required),
         ("time", Arg::Required),
     ],
@@ -489,6 +491,19 @@ fn copy_like(argv: &[&Word], start: usize, spec: &Spec, install: bool) -> Verdic
 /// `touch`, `mkdir`, `tee`: every operand is written.
 fn every_operand(argv: &[&Word], start: usize, spec: &Spec) -> Verdict {
     match parse_options(argv, start, spec) {
+        Ok(parsed) => Verdict::Writes(parsed.operands.into_iter().map(Target::Word).collect()),
+        Err(reason) => Verdict::Refused(reason),
+    }
+}
+
+/// `touch` creates every operand, unless `-c` / `--no-create` says to leave
+/// a missing file missing: then whether anything is written depends on what
+/// exists, so the command is refused as uncertain.
+fn touch(argv: &[&Word], start: usize) -> Verdict {
+    match parse_options(argv, start, &TOUCH) {
+        Ok(parsed) if parsed.has(&[Name::Short('c'), Name::Long("no-create")]) => {
+            Verdict::Refused(SkipReason::UncertainArguments)
+        }
         Ok(parsed) => Verdict::Writes(parsed.operands.into_iter().map(Target::Word).collect()),
         Err(reason) => Verdict::Refused(reason),
     }
