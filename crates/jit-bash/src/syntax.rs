@@ -126,6 +126,8 @@ fn text<'s>(node: Node<'_>, source: &'s str) -> &'s str {
 /// A cursor walks them in linear time (`Node::child(i)` would be linear per
 /// call), and comments, which may sit anywhere, are left out.
 fn children<'t>(node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
+    #[cfg(test)]
+    tests::TOUCHED.with(|t| t.set(t.get() + node.child_count()));
     let mut out = Vec::new();
     let mut cursor = node.walk();
     if cursor.goto_first_child() {
@@ -165,6 +167,8 @@ fn first_error(root: Node<'_>, source: &str) -> Option<String> {
         let mut kids = Vec::new();
         let mut prev: Option<Node<'_>> = None;
         let mut cursor = node.walk();
+        #[cfg(test)]
+        tests::TOUCHED.with(|t| t.set(t.get() + node.child_count()));
         if cursor.goto_first_child() {
             loop {
                 let child = cursor.node();
@@ -946,4 +950,183 @@ fn pattern_reason(unquoted: &str) -> Option<SkipReason> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    thread_local! {
+        /// How many child nodes the walk has looked at on this thread.
+        pub(super) static TOUCHED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Parses `command` and returns the result with the number of child
+    /// nodes looked at and the number of nodes in the tree.
+    fn parse_counting(command: &str) -> (Result<Vec<Step>, Refusal>, usize, usize) {
+        TOUCHED.with(|t| t.set(0));
+        let result = parse(command);
+        let touched = TOUCHED.with(Cell::get);
+        let tree = parse_tree(command).unwrap();
+        let mut nodes = 0;
+        let mut cursor = tree.walk();
+        'walk: loop {
+            nodes += 1;
+            if cursor.goto_first_child() || cursor.goto_next_sibling() {
+                continue;
+            }
+            loop {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        (result, touched, nodes)
+    }
+
+    fn targets(steps: &[Step]) -> Vec<String> {
+        let mut out = Vec::new();
+        for step in steps {
+            match step {
+                Step::Simple(items) => {
+                    for item in items {
+                        match item {
+                            Item::Word(w) => out.push(w.text.clone()),
+                            Item::WriteRedirect(w) => out.push(format!("> {}", w.text)),
+                        }
+                    }
+                }
+                Step::WriteRedirect(w) => out.push(format!("}} > {}", w.text)),
+            }
+            out.push(String::from(";"));
+        }
+        out
+    }
+
+    #[track_caller]
+    fn check(command: &str, expected: &str) {
+        let steps = parse(command).unwrap_or_else(|r| panic!("{command}: {r:?}"));
+        assert_eq!(targets(&steps).join(" "), expected, "{command}");
+    }
+
+    #[track_caller]
+    fn refused(command: &str, reason: SkipReason, message_part: &str) {
+        let refusal = parse(command).unwrap_err();
+        assert_eq!(refusal.reason, reason, "{command}: {refusal:?}");
+        assert!(
+            refusal.message.contains(message_part),
+            "{command}: {}",
+            refusal.message
+        );
+    }
+
+    #[test]
+    fn words_after_a_redirection_target_are_arguments() {
+        // The grammar makes `b` and `c` further targets of the redirections.
+        check("cp a > log b 2>e c", "cp a > log b > e c ;");
+        check("> f touch x", "> f touch x ;");
+    }
+
+    #[test]
+    fn read_write_redirection_is_read_despite_the_grammar_gap() {
+        check("exec 3<> rw.dat", "exec > rw.dat ;");
+        // Any other error node still refuses the text.
+        refused("echo a >", SkipReason::ParseError, "line 1");
+    }
+
+    #[test]
+    fn a_word_split_by_the_grammar_refuses_the_text() {
+        refused("touch $\"a\" b", SkipReason::ParseError, "cannot delimit");
+    }
+
+    #[test]
+    fn here_documents_keep_their_line_and_their_body_out() {
+        check(
+            "cat <<EOF > a.txt && touch b\ntouch body\nEOF\ntouch c",
+            "cat > a.txt ; touch b ; touch c ;",
+        );
+        check("cat <<EOF | tee x\nbody\nEOF", "cat ; tee x ;");
+        // A trailing operator with no body runs with an empty one in bash.
+        check("cat > a.txt <<EOF", "cat > a.txt ;");
+        check("cat <<'EOF' > a.txt", "cat > a.txt ;");
+        // A body that starts and never closes is refused.
+        refused(
+            "cat > a.txt <<EOF\nbody",
+            SkipReason::ParseError,
+            "here-document",
+        );
+    }
+
+    #[test]
+    fn substitutions_run_before_their_command_and_defaults_do_not_count() {
+        check("echo $(touch a) > b", "touch a ; echo  > b ;");
+        check("X=$(mkdir d) touch m", "mkdir d ; touch m ;");
+        check("echo ${x:-$(touch q)}", "echo  ;");
+        check("echo `touch b`", "echo  ;");
+        check("diff <(sort a) b", "sort a ; diff  b ;");
+        check("for f in $(touch l); do :; done", "touch l ; : ;");
+    }
+
+    #[test]
+    fn strings_keep_every_character_between_their_quotes() {
+        check(
+            "touch \"a\nb\" \"x\\\"y\" 'c'\"d\"e",
+            "touch a\nb x\"y cde ;",
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_overflowing_the_stack() {
+        for deep in [
+            format!(
+                "echo {}a{}",
+                "$(echo ".repeat(MAX_DEPTH + 1),
+                ")".repeat(MAX_DEPTH + 1)
+            ),
+            format!("{}touch a{}", "( ".repeat(5_000), " )".repeat(5_000)),
+            format!("{}touch a{}", "{ ".repeat(5_000), "; }".repeat(5_000)),
+        ] {
+            let handle = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || parse(&deep))
+                .unwrap();
+            let refusal = handle.join().unwrap().unwrap_err();
+            assert_eq!(refusal.reason, SkipReason::TooDeep, "{}", refusal.message);
+        }
+        let ok = format!(
+            "{}touch a{}",
+            "( ".repeat(MAX_DEPTH - 1),
+            " )".repeat(MAX_DEPTH - 1)
+        );
+        check(&ok, "touch a ;");
+    }
+
+    #[test]
+    fn long_chains_are_not_nesting_and_each_node_is_looked_at_a_bounded_number_of_times() {
+        for joiner in [" && ", " || ", " | ", "; ", "\n"] {
+            let chain = vec!["touch a"; 3_000].join(joiner);
+            let (result, touched, nodes) = parse_counting(&chain);
+            let steps = result.unwrap();
+            assert_eq!(steps.len(), 3_000, "{joiner:?}");
+            assert!(
+                touched <= 2 * nodes,
+                "{joiner:?}: {touched} looks at {nodes} nodes"
+            );
+        }
+        // Mixed operators, as in a 308-byte input that once took a second.
+        let mixed = "a|b&&c||d|".repeat(30) + "e";
+        let (result, touched, nodes) = parse_counting(&mixed);
+        assert_eq!(result.unwrap().len(), 121);
+        assert!(touched <= 2 * nodes, "{touched} looks at {nodes} nodes");
+        // Words nested in strings and substitutions.
+        let nested = "echo \"$(echo \"$(echo \"$(touch a)\")\")\" ".repeat(200);
+        let (result, touched, nodes) = parse_counting(&nested);
+        assert!(result.is_ok());
+        assert!(touched <= 2 * nodes, "{touched} looks at {nodes} nodes");
+    }
 }
