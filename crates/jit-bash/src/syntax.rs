@@ -8,6 +8,8 @@
 //! visited a bounded number of times (once by the walk, at most once more
 //! while a word is decoded), so the work is linear in the size of the tree.
 
+use std::cell::RefCell;
+
 use tree_sitter::{Node, Parser, Tree};
 
 use crate::SkipReason;
@@ -107,14 +109,39 @@ pub(crate) fn parse(command: &str) -> Result<Vec<Step>, Refusal> {
     }
 }
 
+thread_local! {
+    /// One parser per thread, kept between calls: making a parser allocates
+    /// its stacks and lexer, which costs more than parsing a typical command.
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
 fn parse_tree(command: &str) -> Result<Tree, Refusal> {
-    let mut parser = Parser::new();
-    parser
-        .set_language(&tree_sitter_bash::LANGUAGE.into())
-        .map_err(|err| Refusal::parse_error(format!("the bash grammar cannot be loaded: {err}")))?;
-    parser
-        .parse(command, None)
-        .ok_or_else(|| Refusal::parse_error(String::from("the shell parser gave no tree")))
+    PARSER.with(|cell| {
+        // A parse never calls back into this function, so the cell is free;
+        // should it not be, a parser of its own does the same work.
+        let mut own = None;
+        let mut borrowed = cell.try_borrow_mut().ok();
+        let slot = match borrowed.as_deref_mut() {
+            Some(slot) => slot,
+            None => &mut own,
+        };
+        if slot.is_none() {
+            let mut parser = Parser::new();
+            parser
+                .set_language(&tree_sitter_bash::LANGUAGE.into())
+                .map_err(|err| {
+                    Refusal::parse_error(format!("the bash grammar cannot be loaded: {err}"))
+                })?;
+            *slot = Some(parser);
+        }
+        let parser = slot
+            .as_mut()
+            .ok_or_else(|| Refusal::parse_error(String::from("the shell parser is missing")))?;
+        parser.reset();
+        parser
+            .parse(command, None)
+            .ok_or_else(|| Refusal::parse_error(String::from("the shell parser gave no tree")))
+    })
 }
 
 /// The text of `node`.
