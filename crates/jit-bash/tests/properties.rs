@@ -110,7 +110,7 @@ fn run<S: Strategy>(
     };
     let mut runner =
         TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
-    if let Err(err) = runner.run(&strategy, |value| property(value)) {
+    if let Err(err) = runner.run(&strategy, property) {
         panic!("{err}");
     }
 }
