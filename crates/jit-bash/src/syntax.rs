@@ -10,7 +10,7 @@
 
 use std::cell::RefCell;
 
-use tree_sitter::{Node, Parser, Tree};
+use tree_sitter::{Node, Parser, Tree, TreeCursor};
 
 use crate::SkipReason;
 use crate::braces::{self, Expansion};
@@ -137,7 +137,8 @@ fn parse_tree(command: &str) -> Result<Tree, Refusal> {
         let parser = slot
             .as_mut()
             .ok_or_else(|| Refusal::parse_error(String::from("the shell parser is missing")))?;
-        parser.reset();
+        // No parse is ever cancelled or timed out, so none is left to resume
+        // and the parser needs no reset between calls.
         parser
             .parse(command, None)
             .ok_or_else(|| Refusal::parse_error(String::from("the shell parser gave no tree")))
@@ -153,14 +154,25 @@ fn text<'s>(node: Node<'_>, source: &'s str) -> &'s str {
 /// A cursor walks them in linear time (`Node::child(i)` would be linear per
 /// call), and comments, which may sit anywhere, are left out.
 fn children<'t>(node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
+    children_with(&mut node.walk(), node)
+}
+
+/// [`children`] with a cursor that is reused, so that walking a tree does not
+/// allocate a cursor per node.
+fn children_with<'t>(
+    cursor: &mut TreeCursor<'t>,
+    node: Node<'t>,
+) -> Vec<(Option<&'static str>, Node<'t>)> {
     #[cfg(test)]
     tests::TOUCHED.with(|t| t.set(t.get() + node.child_count()));
-    let mut out = Vec::new();
-    let mut cursor = node.walk();
+    let mut out = Vec::with_capacity(node.child_count());
+    cursor.reset(node);
     if cursor.goto_first_child() {
         loop {
             let child = cursor.node();
-            if child.kind() != "comment" {
+            // Comments may sit anywhere. They are extras; checking that first
+            // spares reading the kind name of every other node.
+            if !(child.is_extra() && child.kind() == "comment") {
                 out.push((cursor.field_name(), child));
             }
             if !cursor.goto_next_sibling() {
@@ -343,15 +355,17 @@ fn nests(kind: &str) -> bool {
     )
 }
 
-struct Walker<'s> {
+struct Walker<'s, 't> {
     source: &'s str,
     steps: Vec<Step>,
+    cursor: TreeCursor<'t>,
 }
 
-fn walk(root: Node<'_>, source: &str) -> Result<Vec<Step>, Refusal> {
+fn walk<'t>(root: Node<'t>, source: &str) -> Result<Vec<Step>, Refusal> {
     let mut walker = Walker {
         source,
         steps: Vec::new(),
+        cursor: root.walk(),
     };
     let mut tasks = vec![Task::Visit(root, 0)];
     while let Some(task) = tasks.pop() {
@@ -377,10 +391,14 @@ fn walk(root: Node<'_>, source: &str) -> Result<Vec<Step>, Refusal> {
     Ok(walker.steps)
 }
 
-impl<'s> Walker<'s> {
+impl<'t> Walker<'_, 't> {
+    fn children(&mut self, node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
+        children_with(&mut self.cursor, node)
+    }
+
     /// Handles one statement node, and queues in `later` (in order) what is
     /// to be done after it: its inner statements and the steps it emits.
-    fn visit<'t>(
+    fn visit(
         &mut self,
         node: Node<'t>,
         depth: usize,
@@ -390,7 +408,7 @@ impl<'s> Walker<'s> {
             "command" => self.simple(node, &[], depth, later)?,
             "redirected_statement" => self.redirected(node, depth, later)?,
             "function_definition" => {
-                for (field, child) in children(node) {
+                for (field, child) in self.children(node) {
                     match field {
                         Some("body") => later.push(Task::Visit(child, depth)),
                         Some("redirect") => self.compound_redirect(child, depth, later)?,
@@ -399,7 +417,7 @@ impl<'s> Walker<'s> {
                 }
             }
             "for_statement" => {
-                for (field, child) in children(node) {
+                for (field, child) in self.children(node) {
                     match field {
                         Some("value") => self.substitutions(child, depth, later),
                         Some("body") => later.push(Task::Visit(child, depth)),
@@ -409,14 +427,14 @@ impl<'s> Walker<'s> {
             }
             // `for ((…))`: only the body holds commands.
             "c_style_for_statement" => {
-                for (field, child) in children(node) {
+                for (field, child) in self.children(node) {
                     if field == Some("body") {
                         later.push(Task::Visit(child, depth));
                     }
                 }
             }
             "case_statement" => {
-                for (field, child) in children(node) {
+                for (field, child) in self.children(node) {
                     match field {
                         Some("value") => self.substitutions(child, depth, later),
                         _ if child.kind() == "case_item" => later.push(Task::Visit(child, depth)),
@@ -426,7 +444,7 @@ impl<'s> Walker<'s> {
             }
             // Patterns are not commands; the statements after them are.
             "case_item" => {
-                for (field, child) in children(node) {
+                for (field, child) in self.children(node) {
                     if field.is_none() && child.is_named() {
                         later.push(Task::Visit(child, depth));
                     }
@@ -450,7 +468,7 @@ impl<'s> Walker<'s> {
             | "negated_command"
             | "command_substitution"
             | "process_substitution" => {
-                for (_, child) in children(node) {
+                for (_, child) in self.children(node) {
                     if child.is_named() {
                         later.push(Task::Visit(child, depth));
                     }
@@ -473,13 +491,13 @@ impl<'s> Walker<'s> {
     /// A statement with redirections: a simple command takes them as items
     /// in source order, a compound command writes their targets after its
     /// own steps.
-    fn redirected<'t>(
+    fn redirected(
         &mut self,
         node: Node<'t>,
         depth: usize,
         later: &mut Vec<Task<'t>>,
     ) -> Result<(), Refusal> {
-        let kids = children(node);
+        let kids = self.children(node);
         let body = kids
             .iter()
             .find(|(f, _)| *f == Some("body"))
@@ -504,7 +522,7 @@ impl<'s> Walker<'s> {
     }
 
     /// A redirection of a compound command or function body.
-    fn compound_redirect<'t>(
+    fn compound_redirect(
         &mut self,
         node: Node<'t>,
         depth: usize,
@@ -534,7 +552,7 @@ impl<'s> Walker<'s> {
 
     /// A simple command: `node` is a `command`, or a redirected statement
     /// without a body; `extra` are the redirections written after it.
-    fn simple<'t>(
+    fn simple(
         &mut self,
         node: Node<'t>,
         extra: &[Node<'t>],
@@ -547,7 +565,8 @@ impl<'s> Walker<'s> {
         let mut before = Vec::new();
         let mut after = Vec::new();
         let mut last_word_end: Option<usize> = None;
-        let parts = children(node)
+        let parts = self
+            .children(node)
             .into_iter()
             .chain(extra.iter().map(|n| (Some("redirect"), *n)));
         for (field, child) in parts {
@@ -555,7 +574,10 @@ impl<'s> Walker<'s> {
                 (_, "variable_assignment") => self.collect_substitutions(child, &mut before),
                 (Some("name"), _) | (Some("argument"), _) => {
                     let word = if child.kind() == "command_name" {
-                        children(child).first().map(|(_, c)| *c).unwrap_or(child)
+                        self.children(child)
+                            .first()
+                            .map(|(_, c)| *c)
+                            .unwrap_or(child)
                     } else {
                         child
                     };
@@ -602,7 +624,7 @@ impl<'s> Walker<'s> {
     /// grammar attaches after the target are the command's arguments; a
     /// process substitution runs its commands; a here-document's line may
     /// carry more redirections, arguments and a statement that runs after.
-    fn redirect<'t>(
+    fn redirect(
         &mut self,
         node: Node<'t>,
         items: &mut Vec<Item>,
@@ -615,7 +637,7 @@ impl<'s> Walker<'s> {
                 let mut has_fd = false;
                 let mut prev: Option<Node<'t>> = None;
                 let mut destinations = Vec::new();
-                for (field, child) in children(node) {
+                for (field, child) in self.children(node) {
                     match field {
                         Some("descriptor") => has_fd = true,
                         Some("destination") => destinations.push(child),
@@ -664,7 +686,7 @@ impl<'s> Walker<'s> {
                 }
             }
             "heredoc_redirect" => {
-                for (field, child) in children(node) {
+                for (field, child) in self.children(node) {
                     match (field, child.kind()) {
                         (Some("redirect"), _) => self.redirect(child, items, before, after)?,
                         (Some("argument"), _) => self.argument(child, items, before),
@@ -682,7 +704,7 @@ impl<'s> Walker<'s> {
 
     /// Adds a command name or argument, brace-expanded into several words
     /// when its braces are plain lists (`src/{a,b}`, `f{,.bak}`).
-    fn argument<'t>(&mut self, node: Node<'t>, items: &mut Vec<Item>, before: &mut Vec<Node<'t>>) {
+    fn argument(&mut self, node: Node<'t>, items: &mut Vec<Item>, before: &mut Vec<Node<'t>>) {
         if node.kind() == "process_substitution" {
             // The commands run; the argument becomes a `/dev/fd/N` path.
             before.push(node);
@@ -724,7 +746,7 @@ impl<'s> Walker<'s> {
 
     /// Decodes a word; the `$(…)` substitutions in it are queued in `before`,
     /// since their commands run before the command that holds the word.
-    fn word<'t>(&self, node: Node<'t>, before: &mut Vec<Node<'t>>) -> Word {
+    fn word(&mut self, node: Node<'t>, before: &mut Vec<Node<'t>>) -> Word {
         let raw = text(node, self.source);
         let mut decoder = Decoder::default();
         // A word starting with a tilde names a home or stack directory
@@ -794,7 +816,7 @@ impl<'s> Walker<'s> {
                         _ => (node.start_byte(), node.end_byte()),
                     };
                     let mut pieces = Vec::new();
-                    for (_, child) in children(node) {
+                    for (_, child) in self.children(node) {
                         if child.start_byte() < from || child.end_byte() > end {
                             // A delimiting quote, or `$` of `$"…"`.
                             continue;
@@ -831,7 +853,7 @@ impl<'s> Walker<'s> {
 
     /// Queues the `$(…)` and `<(…)` substitutions anywhere in `node` to be
     /// walked as statements.
-    fn substitutions<'t>(&self, node: Node<'t>, depth: usize, later: &mut Vec<Task<'t>>) {
+    fn substitutions(&mut self, node: Node<'t>, depth: usize, later: &mut Vec<Task<'t>>) {
         let mut found = Vec::new();
         self.collect_substitutions(node, &mut found);
         later.extend(found.into_iter().map(|n| Task::Visit(n, depth)));
@@ -841,7 +863,7 @@ impl<'s> Walker<'s> {
     /// `node` that run unconditionally: not inside a `${…}` expansion (whose
     /// default may never be used), an arithmetic expansion, a here-document
     /// or here-string (data), or a backquoted substitution.
-    fn collect_substitutions<'t>(&self, node: Node<'t>, found: &mut Vec<Node<'t>>) {
+    fn collect_substitutions(&mut self, node: Node<'t>, found: &mut Vec<Node<'t>>) {
         let mut stack = vec![node];
         while let Some(node) = stack.pop() {
             match node.kind() {
@@ -854,7 +876,7 @@ impl<'s> Walker<'s> {
                 | "arithmetic_expansion"
                 | "heredoc_body"
                 | "herestring_redirect" => {}
-                _ => stack.extend(children(node).into_iter().rev().map(|(_, c)| c)),
+                _ => stack.extend(self.children(node).into_iter().rev().map(|(_, c)| c)),
             }
         }
     }
