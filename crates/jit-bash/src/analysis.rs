@@ -67,6 +67,13 @@ pub enum SkipReason {
     /// (subshells, groups, bodies, substitutions). The whole text is refused;
     /// the word says where. It comes alone, without paths.
     TooDeep,
+    /// The parser spent its work budget,
+    /// [`PARSE_BUDGET_PER_BYTE`](crate::PARSE_BUDGET_PER_BYTE) times the
+    /// length of the text: its error recovery re-reads hostile text (hundreds
+    /// of `<<EOF` on a line, `x=( ` repeated) over and over, in time that
+    /// grows with the square of the length. The whole text is refused; it
+    /// comes alone, without paths.
+    TooComplex,
     /// A brace expansion would make more than
     /// [`MAX_BRACE_WORDS`](crate::MAX_BRACE_WORDS) words (`{a,b}` repeated 30
     /// times makes 2^30); the word is skipped whole.
@@ -106,6 +113,7 @@ impl SkipReason {
             Self::Empty => "empty",
             Self::ParseError => "parse_error",
             Self::TooDeep => "too_deep",
+            Self::TooComplex => "too_complex",
             Self::TooManyExpansions => "too_many_expansions",
             Self::UnsupportedCommand => "unsupported_command",
             Self::Delete => "delete",

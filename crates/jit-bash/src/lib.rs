@@ -91,4 +91,4 @@ mod syntax;
 pub use analysis::{Analysis, SkipReason, Skipped};
 pub use braces::MAX_BRACE_WORDS;
 pub use extract::written_paths;
-pub use syntax::MAX_DEPTH;
+pub use syntax::{MAX_DEPTH, PARSE_BUDGET_PER_BYTE};

@@ -159,11 +159,12 @@ fn shell_like_text_keeps_its_promises() {
             with_paths.set(with_paths.get() + 1);
         }
         // A refusal of the whole text comes alone, without paths.
-        if analysis
-            .skipped
-            .iter()
-            .any(|s| matches!(s.reason, SkipReason::ParseError | SkipReason::TooDeep))
-        {
+        if analysis.skipped.iter().any(|s| {
+            matches!(
+                s.reason,
+                SkipReason::ParseError | SkipReason::TooDeep | SkipReason::TooComplex
+            )
+        }) {
             refused_whole.set(refused_whole.get() + 1);
             prop_assert!(analysis.paths.is_empty());
             prop_assert_eq!(analysis.skipped.len(), 1);

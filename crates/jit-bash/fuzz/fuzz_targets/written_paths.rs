@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     let whole = analysis
         .skipped
         .iter()
-        .any(|s| matches!(s.reason, SkipReason::ParseError | SkipReason::TooDeep));
+        .any(|s| matches!(s.reason, SkipReason::ParseError | SkipReason::TooDeep | SkipReason::TooComplex));
     if whole {
         assert!(analysis.paths.is_empty() && analysis.skipped.len() == 1);
     }
