@@ -179,7 +179,13 @@ fn budgeted_parse(parser: &mut Parser, command: &str) -> Result<Tree, Refusal> {
         if reads.get() > read_budget {
             return &[];
         }
-        let end = at.saturating_add(READ_CHUNK).min(bytes.len());
+        // A piece never ends inside a character: the lexer reads a split
+        // character again from a fresh piece, and when that piece is empty
+        // (the budget is spent) it reads through a null pointer.
+        let mut end = at.saturating_add(READ_CHUNK).min(bytes.len());
+        while end < bytes.len() && !command.is_char_boundary(end) {
+            end += 1;
+        }
         bytes.get(at..end).unwrap_or_default()
     };
     let mut check = |_: &tree_sitter::ParseState| {

@@ -177,3 +177,25 @@ fn hostile_text_that_makes_the_parser_re_read_it_is_refused_as_too_complex() {
     );
     assert_eq!(analysis.paths.len(), 801);
 }
+
+#[test]
+fn a_spent_budget_never_ends_the_input_inside_a_character() {
+    // Found by fuzzing: the input was cut inside `؞` (two bytes) just as
+    // the budget ran out, and the lexer read the empty rest through a null
+    // pointer. Pieces now end on character boundaries.
+    let found = "ec~<@@\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0&\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0oa 1>&ho؞>&@@~~zho؞ @@@@>&@@؞>&@@~~zho؞ @@&-- @@>&ho؞>&@@~~zho؞ @@@@>&@@؞>&@@~~zho؞ @@&-- &-";
+    let analysis = written_paths(found);
+    assert!(analysis.paths.is_empty());
+    assert_eq!(analysis.skipped.len(), 1);
+    assert!(matches!(
+        analysis.skipped[0].reason,
+        SkipReason::TooComplex | SkipReason::ParseError
+    ));
+    // Multi-byte characters everywhere, across every piece boundary, with
+    // the budget spent at every possible point.
+    for shift in 0..4 {
+        let text = format!("{}{}", "a".repeat(shift), "é<<EOF ؞ x=( €".repeat(300));
+        let analysis = written_paths(&text);
+        assert!(analysis.paths.is_empty());
+    }
+}
