@@ -352,13 +352,32 @@ fn describe_error(node: Node<'_>, source: &str) -> String {
         }
         _ => String::from("syntax error"),
     };
-    let short: String = snippet.chars().take(24).collect();
-    let ellipsis = if short.len() < snippet.len() {
+    let ellipsis = if snippet.chars().nth(24).is_some() {
         "…"
     } else {
         ""
     };
-    format!("{what} at {} near `{short}{ellipsis}`", position(node))
+    format!(
+        "{what} at {} near `{}{ellipsis}`",
+        position(node),
+        shown(snippet)
+    )
+}
+
+/// The first 24 characters of `text`, with line breaks and other control
+/// characters escaped, so that a message stays on one line.
+fn shown(text: &str) -> String {
+    text.chars()
+        .take(24)
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }
 
 /// `command` with a closing delimiter line added for every here-document
@@ -689,7 +708,7 @@ impl<'t> Walker<'_, 't> {
             return Err(Refusal::parse_error(format!(
                 "a word the parser cannot delimit at {} near `{}`",
                 position(word),
-                text(word, self.source).chars().take(24).collect::<String>()
+                shown(text(word, self.source))
             )));
         }
         *last_end = Some(word.end_byte());
