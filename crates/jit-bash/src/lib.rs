@@ -71,11 +71,16 @@
 //!
 //! # Limits
 //!
-//! The work is linear in the input, and each limit is named:
+//! The work is bounded, and each limit is named:
 //! [`MAX_DEPTH`] levels of nested commands (deeper text is refused whole with
 //! [`SkipReason::TooDeep`]) and [`MAX_BRACE_WORDS`] words from one brace
 //! expansion (a word that would make more is skipped with
-//! [`SkipReason::TooManyExpansions`]). No real command comes near either.
+//! [`SkipReason::TooManyExpansions`]), and a parse work budget of
+//! [`PARSE_BUDGET_PER_BYTE`] (text on which the grammar's error recovery
+//! spends more is refused whole with [`SkipReason::TooComplex`]). No real
+//! command comes near any of them. One known gap: tree-sitter's stack
+//! merging is exponential on some broken pipelines within a single parse
+//! action, which no budget interrupts (see the crate README).
 //!
 //! The function does no I/O and never panics. It parses with
 //! `tree-sitter-bash` (the grammar Codex CLI uses for model-issued commands),
