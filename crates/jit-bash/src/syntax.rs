@@ -84,6 +84,16 @@ impl Refusal {
 /// recognised instead of refused: it has no `<>` operator and reads `<` then
 /// an error node `>`.
 pub(crate) fn parse(command: &str) -> Result<Vec<Step>, Refusal> {
+    if let Some((line, column, byte)) = control_character(command) {
+        return Err(Refusal::parse_error(format!(
+            "control character 0x{byte:02x} at line {line}, column {column}: no command a person or an agent writes holds one raw"
+        )));
+    }
+    if let Some((line, column)) = empty_pipeline_stage(command) {
+        return Err(Refusal::parse_error(format!(
+            "syntax error at line {line}, column {column}: `|` where a command should be"
+        )));
+    }
     let tree = parse_tree(command)?;
     let root = tree.root_node();
     if !root.has_error() {
@@ -109,6 +119,190 @@ pub(crate) fn parse(command: &str) -> Result<Vec<Step>, Refusal> {
         Some(problem) => Err(Refusal::parse_error(problem)),
         None => walk(root, command),
     }
+}
+
+/// The first raw control character of `command` other than tab, line feed
+/// and carriage return, as (line, column, byte), both from 1.
+///
+/// Commands are typed or generated as text: a control character there is
+/// written as an escape (`$'\e'`), never raw. Raw ones (a NUL, `^U`, `^R`)
+/// are refused before the grammar runs because its error recovery on them
+/// inside a long pipeline is exponential: fuzzing found 2 KiB inputs that
+/// took many seconds, and every one of them ran in milliseconds with its
+/// control characters removed.
+fn control_character(command: &str) -> Option<(usize, usize, u8)> {
+    let (mut line, mut line_start) = (1, 0);
+    for (i, &b) in command.as_bytes().iter().enumerate() {
+        match b {
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            b'\t' | b'\r' => {}
+            0..0x20 | 0x7f => return Some((line, i - line_start + 1, b)),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where `command` has a `|` where a command should be: at the start, or
+/// right after another control operator (`a | | b`, `a && | b`, `a ; | b`),
+/// as (line, column), both from 1; `None` when it has none.
+///
+/// Bash rejects every such text as a syntax error, so refusing it loses
+/// nothing. It is looked for before the grammar runs because the grammar's
+/// error recovery is exponential on it: a 186-byte pipeline with one empty
+/// stage took more than a second, and each 12 bytes more tripled that,
+/// inside one parse action that no budget can interrupt. The scan is one
+/// pass over the text and knows quotes, escapes, comments and
+/// here-document bodies (a Markdown table written with `cat <<EOF` has
+/// empty cells `| |`); what it cannot follow, it lets through to the
+/// grammar.
+fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Quote {
+        None,
+        Single,
+        Double,
+    }
+    let bytes = command.as_bytes();
+    let mut quote = Quote::None;
+    // Here-documents opened on the current line: (delimiter, `<<-`).
+    let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
+    // At the start of the text, or after a control operator.
+    let mut expect_command = true;
+    let (mut line, mut line_start) = (1, 0);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
+            line += 1;
+            line_start = i + 1;
+            if quote == Quote::None && !heredocs.is_empty() {
+                // Skip the bodies, each up to its delimiter line.
+                let mut pos = i + 1;
+                for (delimiter, strip_tabs) in heredocs.drain(..) {
+                    while pos < bytes.len() {
+                        let end = bytes[pos..]
+                            .iter()
+                            .position(|&c| c == b'\n')
+                            .map_or(bytes.len(), |n| pos + n);
+                        let mut body_line = &bytes[pos..end];
+                        if strip_tabs {
+                            while let [b'\t', rest @ ..] = body_line {
+                                body_line = rest;
+                            }
+                        }
+                        pos = (end + 1).min(bytes.len());
+                        if end < bytes.len() {
+                            line += 1;
+                            line_start = pos;
+                        }
+                        if body_line == delimiter.as_slice() {
+                            break;
+                        }
+                    }
+                }
+                i = pos;
+                continue;
+            }
+        }
+        match quote {
+            Quote::Single => {
+                if b == b'\'' {
+                    quote = Quote::None;
+                }
+                i += 1;
+                continue;
+            }
+            Quote::Double => {
+                match b {
+                    b'\\' => i += 1,
+                    b'"' => quote = Quote::None,
+                    _ => {}
+                }
+                i += 1;
+                continue;
+            }
+            Quote::None => {}
+        }
+        match b {
+            b' ' | b'\t' | b'\n' => {}
+            b'\\' => {
+                // An escaped character is a word; a line continuation is
+                // nothing.
+                if bytes.get(i + 1) != Some(&b'\n') {
+                    expect_command = false;
+                }
+                i += 1;
+            }
+            b'#' if expect_command || i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
+                while i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'|' => {
+                if expect_command {
+                    return Some((line, i - line_start + 1));
+                }
+                // `|`, `||` and `|&` all want a command next.
+                if matches!(bytes.get(i + 1), Some(b'|' | b'&')) {
+                    i += 1;
+                }
+                expect_command = true;
+            }
+            b';' | b'&' => {
+                if matches!(bytes.get(i + 1), Some(b'&' | b';')) {
+                    i += 1;
+                }
+                expect_command = true;
+            }
+            b'<' if bytes.get(i + 1) == Some(&b'<') && bytes.get(i + 2) != Some(&b'<') => {
+                i += 2;
+                let strip_tabs = bytes.get(i) == Some(&b'-');
+                if strip_tabs {
+                    i += 1;
+                }
+                while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+                    i += 1;
+                }
+                // The delimiter word, its quotes and escapes removed.
+                let mut delimiter = Vec::new();
+                while let Some(&c) = bytes.get(i) {
+                    match c {
+                        b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')' => {
+                            break;
+                        }
+                        b'\'' | b'"' | b'\\' => {}
+                        _ => delimiter.push(c),
+                    }
+                    i += 1;
+                }
+                heredocs.push((delimiter, strip_tabs));
+                expect_command = false;
+                continue;
+            }
+            b'<' if bytes.get(i + 1) == Some(&b'<') => {
+                // `<<<`: a here-string, a word follows.
+                i += 3;
+                expect_command = false;
+                continue;
+            }
+            b'(' => expect_command = true,
+            b'\'' => {
+                quote = Quote::Single;
+                expect_command = false;
+            }
+            b'"' => {
+                quote = Quote::Double;
+                expect_command = false;
+            }
+            _ => expect_command = false,
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The parser's work budget, per byte of input: how many times it may ask
@@ -1272,5 +1466,58 @@ mod tests {
         let (result, touched, nodes) = parse_counting(&nested);
         assert!(result.is_ok());
         assert!(touched <= 2 * nodes, "{touched} looks at {nodes} nodes");
+    }
+}
+
+#[cfg(test)]
+mod empty_stage_tests {
+    use super::{control_character, empty_pipeline_stage};
+
+    #[test]
+    fn raw_control_characters_are_found_with_their_place() {
+        assert_eq!(control_character("a | b\u{0}"), Some((1, 6, 0)));
+        assert_eq!(control_character("a\nb \u{15}"), Some((2, 3, 0x15)));
+        assert_eq!(control_character("x\u{7f}"), Some((1, 2, 0x7f)));
+        assert_eq!(control_character("a\tb\r\nc"), None);
+        assert_eq!(control_character("é ü 中"), None);
+    }
+
+    #[test]
+    fn a_pipe_where_a_command_should_be_is_found_with_its_place() {
+        for (text, at) in [
+            ("a | | b", (1, 5)),
+            ("| a", (1, 1)),
+            ("a && | b", (1, 6)),
+            ("a ; | b", (1, 5)),
+            ("a || | b", (1, 6)),
+            ("a |& | b", (1, 6)),
+            ("a\n  | | b", (2, 5)),
+            ("( | a )", (1, 3)),
+        ] {
+            assert_eq!(empty_pipeline_stage(text), Some(at), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn quotes_comments_heredocs_and_real_pipes_are_not_empty_stages() {
+        for text in [
+            "a | b | c",
+            "a || b && c | d",
+            "a |\n b",
+            "echo 'a | | b' \"| |\" \\| \\|",
+            "a # | | b\nc",
+            "case x in a|b) c ;; esac",
+            "cat > t.md <<EOF\n| a | | b |\n|---|---|\nEOF\nx | y",
+            "cat > t.md <<-'END'\n\t| | |\n\tEND\n",
+            "cat <<<'| |'",
+            "x=$(a | b)",
+        ] {
+            assert_eq!(empty_pipeline_stage(text), None, "{text:?}");
+        }
+        // After a here-document's body, the scan goes on.
+        assert_eq!(
+            empty_pipeline_stage("cat <<EOF\n| |\nEOF\na | | b"),
+            Some((4, 5))
+        );
     }
 }
