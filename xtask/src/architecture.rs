@@ -209,7 +209,7 @@ mod tests {
     fn designed() -> Graph {
         let mut graph = Graph::default();
         for (name, deps, closure) in [
-            ("jit-bash", &[][..], &["brush-parser"][..]),
+            ("jit-bash", &[][..], &["tree-sitter-bash"][..]),
             ("jit-imports", &[], &["pulldown-cmark"]),
             ("jit-core", &["jit-imports"], &["jit-imports", "globset"]),
             (

@@ -1,5 +1,6 @@
 //! The result of an analysis: the written paths, and every word skipped with its reason.
 
+use std::collections::HashSet;
 use std::fmt;
 
 /// What [`written_paths`](crate::written_paths) found in one command.
@@ -59,8 +60,24 @@ pub enum SkipReason {
     /// The word is empty (`touch ""`).
     Empty,
     /// The command text is not valid bash (unterminated quote, incomplete
-    /// here-document, …); the word is the parser's message.
+    /// here-document, …), or the parser could not read it with certainty; the
+    /// word says what and where. It comes alone, without paths.
     ParseError,
+    /// Commands nest deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) levels
+    /// (subshells, groups, bodies, substitutions). The whole text is refused;
+    /// the word says where. It comes alone, without paths.
+    TooDeep,
+    /// The parser spent its work budget,
+    /// [`PARSE_BUDGET_PER_BYTE`](crate::PARSE_BUDGET_PER_BYTE) times the
+    /// length of the text: its error recovery re-reads hostile text (hundreds
+    /// of `<<EOF` on a line, `x=( ` repeated) over and over, in time that
+    /// grows with the square of the length. The whole text is refused; it
+    /// comes alone, without paths.
+    TooComplex,
+    /// A brace expansion would make more than
+    /// [`MAX_BRACE_WORDS`](crate::MAX_BRACE_WORDS) words (`{a,b}` repeated 30
+    /// times makes 2^30); the word is skipped whole.
+    TooManyExpansions,
     /// The command runs a program whose writes cannot be known statically
     /// (`python gen.py`, `make`, `npm run build`); the word is the command name.
     UnsupportedCommand,
@@ -69,7 +86,8 @@ pub enum SkipReason {
     /// directory no longer apply to it. The word is the command name.
     Delete,
     /// The command line could not be parsed with certainty: an option this
-    /// crate does not know how to read, or too few operands for the command.
+    /// crate does not know how to read, too few operands for the command, or
+    /// an option that makes the write depend on what exists (`touch -c`).
     /// The word is the command name.
     UncertainArguments,
 }
@@ -94,6 +112,9 @@ impl SkipReason {
             Self::Stdio => "stdio",
             Self::Empty => "empty",
             Self::ParseError => "parse_error",
+            Self::TooDeep => "too_deep",
+            Self::TooComplex => "too_complex",
+            Self::TooManyExpansions => "too_many_expansions",
             Self::UnsupportedCommand => "unsupported_command",
             Self::Delete => "delete",
             Self::UncertainArguments => "uncertain_arguments",
@@ -113,26 +134,36 @@ impl fmt::Display for Skipped {
     }
 }
 
-impl Analysis {
+/// Builds an [`Analysis`], dropping repeated paths and repeated skipped
+/// words in time linear in their number (a hash set remembers what is
+/// listed), and keeping the first-seen order.
+#[derive(Debug, Default)]
+pub(crate) struct Collector {
+    analysis: Analysis,
+    seen_paths: HashSet<String>,
+    seen_skipped: HashSet<(String, SkipReason)>,
+}
+
+impl Collector {
     /// Records a written path unless it is already listed.
     pub(crate) fn push_path(&mut self, path: &str) {
-        if !self.paths.iter().any(|p| p == path) {
-            self.paths.push(path.to_owned());
+        if self.seen_paths.insert(path.to_owned()) {
+            self.analysis.paths.push(path.to_owned());
         }
     }
 
     /// Records a skipped word unless the same word was already skipped for the
     /// same reason.
     pub(crate) fn push_skipped(&mut self, word: &str, reason: SkipReason) {
-        if !self
-            .skipped
-            .iter()
-            .any(|s| s.reason == reason && s.word == word)
-        {
-            self.skipped.push(Skipped {
+        if self.seen_skipped.insert((word.to_owned(), reason)) {
+            self.analysis.skipped.push(Skipped {
                 word: word.to_owned(),
                 reason,
             });
         }
+    }
+
+    pub(crate) fn finish(self) -> Analysis {
+        self.analysis
     }
 }

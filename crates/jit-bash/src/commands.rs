@@ -127,14 +127,20 @@ fn judge_from(argv: &[&Word], start: usize) -> Verdict {
     match name {
         "cp" | "mv" => copy_like(argv, start, &CP_MV, false),
         "install" => copy_like(argv, start, &INSTALL, true),
-        "touch" => every_operand(argv, start, &TOUCH),
+        "touch" => touch(argv, start),
         "mkdir" => every_operand(argv, start, &MKDIR),
         "tee" => every_operand(argv, start, &TEE),
         "sed" => sed(argv, start),
         "sort" => sort(argv, start),
         "uniq" => uniq(argv, start),
         // Wrappers that run the rest of the line as a command of its own.
-        "nohup" | "builtin" => judge_from(argv, start + 1),
+        "nohup" | "builtin" | "coproc" => judge_from(argv, start + 1),
+        // `time` is a keyword of bash that times the pipeline after it.
+        "time" => match next_text {
+            Some("-p") => judge_from(argv, start + 2),
+            Some(t) if t.starts_with('-') => Verdict::Refused(SkipReason::UncertainArguments),
+            _ => judge_from(argv, start + 1),
+        },
         "command" => match next_text {
             // `command -v cp` only looks the name up.
             Some("-v" | "-V") => Verdict::Writes(Vec::new()),
@@ -226,6 +232,8 @@ const TOUCH: Spec = Spec {
     optional_arg: "",
     long: &[
         ("date", Arg::Required),
+        ("no-create", Arg::None),
+        ("no-dereference", Arg::None),
         ("reference", Arg::Required),
         ("time", Arg::Required),
     ],
@@ -483,6 +491,19 @@ fn copy_like(argv: &[&Word], start: usize, spec: &Spec, install: bool) -> Verdic
 /// `touch`, `mkdir`, `tee`: every operand is written.
 fn every_operand(argv: &[&Word], start: usize, spec: &Spec) -> Verdict {
     match parse_options(argv, start, spec) {
+        Ok(parsed) => Verdict::Writes(parsed.operands.into_iter().map(Target::Word).collect()),
+        Err(reason) => Verdict::Refused(reason),
+    }
+}
+
+/// `touch` creates every operand, unless `-c` / `--no-create` says to leave
+/// a missing file missing: then whether anything is written depends on what
+/// exists, so the command is refused as uncertain.
+fn touch(argv: &[&Word], start: usize) -> Verdict {
+    match parse_options(argv, start, &TOUCH) {
+        Ok(parsed) if parsed.has(&[Name::Short('c'), Name::Long("no-create")]) => {
+            Verdict::Refused(SkipReason::UncertainArguments)
+        }
         Ok(parsed) => Verdict::Writes(parsed.operands.into_iter().map(Target::Word).collect()),
         Err(reason) => Verdict::Refused(reason),
     }

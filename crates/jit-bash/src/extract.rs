@@ -1,5 +1,6 @@
 //! The extractor: walks the parsed steps and applies the one filter for uncertain targets.
 
+use crate::analysis::Collector;
 use crate::commands::{self, Target, Verdict};
 use crate::syntax::{self, Item, Step, Word};
 use crate::{Analysis, SkipReason};
@@ -8,7 +9,7 @@ use crate::{Analysis, SkipReason};
 ///
 /// See the [crate documentation](crate) for what is and is not reported.
 pub fn written_paths(command: &str) -> Analysis {
-    let mut out = Analysis::default();
+    let mut out = Collector::default();
     match syntax::parse(command) {
         Ok(steps) => {
             for step in &steps {
@@ -18,12 +19,12 @@ pub fn written_paths(command: &str) -> Analysis {
                 }
             }
         }
-        Err(message) => out.push_skipped(&message, SkipReason::ParseError),
+        Err(refusal) => out.push_skipped(&refusal.message, refusal.reason),
     }
-    out
+    out.finish()
 }
 
-fn simple(items: &[Item], out: &mut Analysis) {
+fn simple(items: &[Item], out: &mut Collector) {
     let argv: Vec<&Word> = items
         .iter()
         .filter_map(|item| match item {
@@ -70,7 +71,7 @@ fn simple(items: &[Item], out: &mut Analysis) {
 
 /// Reports the path named by `word` (from byte `offset` on, for an option's
 /// attached argument), or records why it is skipped.
-fn emit(word: &Word, offset: Option<usize>, out: &mut Analysis) {
+fn emit(word: &Word, offset: Option<usize>, out: &mut Collector) {
     if let Some(reason) = word.uncertain {
         out.push_skipped(&word.raw, reason);
         return;

@@ -31,13 +31,13 @@
 //! * `cp`, `mv`, `install`: the target (the last operand, or the directory of
 //!   `-t DIR` / `--target-directory=DIR`); with several sources, only the
 //!   target directory. `install -d` creates every operand.
-//! * `touch`, `mkdir`, `tee`: every operand.
+//! * `touch` (not with `-c`), `mkdir`, `tee`: every operand.
 //! * `sed -i` (GNU `-i`, `-iSUFFIX`, `--in-place[=SUFFIX]`; BSD `-i ''`,
 //!   `-i .bak`): the files after the script or the `-e` / `-f` scripts.
 //! * Commands anywhere in lists, pipelines, subshells, brace groups, `if`,
 //!   `for`, `while`, `until`, `case` bodies and function bodies, behind
 //!   leading assignments (`FOO=1 touch f`) and behind `command`, `nohup`,
-//!   `builtin` and `exec`.
+//!   `builtin`, `exec`, `time` and `coproc`.
 //!
 //! Paths come out exactly as the command names them after quote removal:
 //! `"src/my dir/a.ts"` gives `src/my dir/a.ts`, relative paths stay relative
@@ -47,9 +47,9 @@
 //!
 //! * Any word with a variable, command or arithmetic substitution, a leading
 //!   tilde or a glob: its value is known only at run time. Single-quoted text
-//!   is literal (`> 'src/$x.txt'` writes exactly that). A brace expansion is
-//!   expanded when it is one plain list in an unquoted argument
-//!   (`mkdir -p src/{a,b}`, `cp f{,.bak}`); nested lists, sequences
+//!   is literal (`> 'src/$x.txt'` writes exactly that). Brace expansion is
+//!   done when every brace of an unquoted argument opens a plain list
+//!   (`mkdir -p src/{a,b}`, `cp f{,.bak}`, `src/{a,{b,c}}`); sequences
 //!   (`{1..3}`) and braces in a redirection target are skipped.
 //! * `/dev/*` (devices), `/tmp/*` and `/var/tmp/*` (not project files), a
 //!   lone `-` (standard input or output), an empty word.
@@ -59,27 +59,41 @@
 //!   a program may write any file, so it is skipped as an unsupported command.
 //! * `cd` is not followed: paths stay relative to the call's working
 //!   directory, as written.
-//! * Here-document and here-string bodies are data, never commands; commands
-//!   inside `$(…)` are not analysed (the word holding them is skipped).
+//! * Here-document and here-string bodies are data, never commands; the
+//!   commands of `$(…)` are analysed (the word holding it is skipped), those
+//!   of backquotes, of `${x:-…}` defaults and of arithmetic are not.
 //! * Text that is not valid bash (an unterminated quote, a here-document
-//!   body that never reaches its closing line) yields no paths and one
-//!   [`SkipReason::ParseError`] entry carrying the parser's message, never a
-//!   guess from a partial parse. So does input the parser cannot take safely
-//!   (more than 32 levels of nesting, more than 10 open parentheses, a
-//!   `<<` without a delimiter word, an unclosed `$(…)`): it is refused
-//!   before parsing. A command that ends right after `<<EOF` is valid: bash
-//!   runs it with an empty body, and so its redirections are reported.
+//!   body that never reaches its closing line), or that the grammar cannot
+//!   read with certainty, yields no paths and one [`SkipReason::ParseError`]
+//!   entry saying what and where, never a guess from a partial parse. A
+//!   command that ends right after `<<EOF` is valid: bash runs it with an
+//!   empty body, and so its redirections are reported.
 //!
-//! The function does no I/O and never panics. It depends only on
-//! `brush-parser`, which pulls about forty crates (it lists `insta` as a
-//! normal dependency); nothing of git or YAML.
+//! # Limits
+//!
+//! The work is bounded, and each limit is named:
+//! [`MAX_DEPTH`] levels of nested commands (deeper text is refused whole with
+//! [`SkipReason::TooDeep`]) and [`MAX_BRACE_WORDS`] words from one brace
+//! expansion (a word that would make more is skipped with
+//! [`SkipReason::TooManyExpansions`]), and a parse work budget of
+//! [`PARSE_BUDGET_PER_BYTE`] (text on which the grammar's error recovery
+//! spends more is refused whole with [`SkipReason::TooComplex`]). No real
+//! command comes near any of them. One known gap: tree-sitter's stack
+//! merging is exponential on some broken pipelines within a single parse
+//! action, which no budget interrupts (see the crate README).
+//!
+//! The function does no I/O and never panics. It parses with
+//! `tree-sitter-bash` (the grammar Codex CLI uses for model-issued commands),
+//! which with `tree-sitter` pulls seven crates; nothing of git or YAML.
 #![deny(missing_docs)]
 
 mod analysis;
+mod braces;
 mod commands;
 mod extract;
-mod guard;
 mod syntax;
 
 pub use analysis::{Analysis, SkipReason, Skipped};
+pub use braces::MAX_BRACE_WORDS;
 pub use extract::written_paths;
+pub use syntax::{MAX_DEPTH, PARSE_BUDGET_PER_BYTE};

@@ -73,7 +73,7 @@ fn an_unterminated_here_document_is_a_parse_error_with_its_message() {
     check(
         "cat > src/ui/Badge.tsx <<EOF\nbody that never closes",
         json!({"paths": [], "skipped": [{
-            "word": "unterminated here-document (no closing delimiter line)",
+            "word": "unterminated here-document (no closing delimiter line) at line 1 column 24 near `<<EOF\\nbody that never cl…`",
             "reason": "parse_error"
         }]}),
     );
