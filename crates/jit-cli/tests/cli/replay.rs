@@ -691,3 +691,54 @@ fn older_sub_agent_layouts_and_a_moving_cwd_replay_on_their_channels() {
         json!(["main", "subagent:beside1", "subagent:inline1"])
     );
 }
+
+/// The median and the bounds of what eager loading counts: rule folders
+/// hold only their suffix's files, a rule's imports are inlined, the walk
+/// stops 64 directories down.
+#[test]
+fn the_resident_median_and_eager_counting_follow_their_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("a")).unwrap();
+    fs::create_dir_all(root.join("b")).unwrap();
+    fs::create_dir_all(root.join(".claude/rules")).unwrap();
+    fs::create_dir_all(root.join("docs")).unwrap();
+    fs::write(root.join("CLAUDE.md"), "r".repeat(99) + "\n").unwrap(); // 100 B
+    fs::write(root.join("a/CLAUDE.md"), "a".repeat(199) + "\n").unwrap(); // 200 B
+    fs::write(root.join("b/CLAUDE.md"), "b".repeat(299) + "\n").unwrap(); // 300 B
+    // Not a rule: a rule folder holds `.md` files only.
+    fs::write(root.join(".claude/rules/notes.txt"), "not a rule\n").unwrap();
+    // A rule 70 directories down is past the eager walk's depth.
+    let deep: PathBuf = (0..70).map(|i| format!("d{i}")).collect();
+    fs::create_dir_all(root.join(&deep)).unwrap();
+    fs::write(root.join(&deep).join("CLAUDE.md"), "deep\n").unwrap();
+    let transcript = root.join("t.jsonl");
+    let reads: Vec<String> = [
+        "r1.txt", "r2.txt", "a/x.txt", "b/x.txt", "b/y.txt", "b/z.txt",
+    ]
+    .iter()
+    .map(|p| json!({"tool": "read", "input": {"file_path": p}}).to_string())
+    .collect();
+    fs::write(&transcript, reads.join("\n")).unwrap();
+    let doc = replay_json(root, &[transcript.to_str().unwrap()]);
+    let resident: Vec<u64> = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["resident_bytes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(resident, [100, 100, 100, 300, 600, 600, 600]);
+    // Sorted steps 1..=6: [100, 100, 300, 600, 600, 600]; the lower median.
+    assert_eq!(doc["summary"]["jit"]["resident_p50"], 300);
+    assert_eq!(doc["summary"]["jit"]["resident_max"], 600);
+    assert_eq!(doc["summary"]["eager"]["rules"], 3);
+    assert_eq!(doc["summary"]["eager"]["bytes"], 600);
+
+    // With an import, eager counts the rule as it is loaded: imports inlined.
+    fs::write(root.join("docs/style.md"), "style rules\n").unwrap();
+    fs::write(root.join("CLAUDE.md"), "See @docs/style.md\n").unwrap();
+    let doc = replay_json(root, &[transcript.to_str().unwrap()]);
+    let startup_bytes = doc["steps"][0]["loaded"][0]["bytes"].as_u64().unwrap();
+    assert!(startup_bytes > 19, "the import is inlined: {startup_bytes}");
+    assert_eq!(doc["summary"]["eager"]["bytes"], startup_bytes + 500);
+}
