@@ -352,18 +352,18 @@ fn an_empty_path_is_a_usage_error() {
 fn the_git_deadline_is_set_by_the_environment_and_a_fifo_head_never_hangs() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    std::fs::create_dir_all(root.join(".git/objects")).unwrap();
-    std::fs::create_dir_all(root.join(".git/refs")).unwrap();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("CLAUDE.md"), "root\n").unwrap();
-    let status = std::process::Command::new("mkfifo")
+    fs::create_dir_all(root.join(".git/objects")).unwrap();
+    fs::create_dir_all(root.join(".git/refs")).unwrap();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("CLAUDE.md"), "root\n").unwrap();
+    let status = Command::new("mkfifo")
         .arg(root.join(".git/HEAD"))
         .status()
         .unwrap();
     assert!(status.success());
     let (code, out, err) = crate::jit_env(
         Some(root),
-        &[("JIT_GIT_DEADLINE_MS", std::path::Path::new("100"))],
+        &[("JIT_GIT_DEADLINE_MS", Path::new("100"))],
         &["startup", "--json", "--root", ".", "--cwd", "src"],
     );
     assert_eq!(code, 0, "{err}");
@@ -377,7 +377,7 @@ fn the_git_deadline_is_set_by_the_environment_and_a_fifo_head_never_hangs() {
 
     let (code, _, err) = crate::jit_env(
         Some(root),
-        &[("JIT_GIT_DEADLINE_MS", std::path::Path::new("soon"))],
+        &[("JIT_GIT_DEADLINE_MS", Path::new("soon"))],
         &["startup", "--root", "."],
     );
     assert_eq!(code, 2);

@@ -112,13 +112,7 @@ pub fn render(report: &Replay, transcript: &str, root: &str) -> String {
                 )
             })
             .collect();
-        let mut reasons: Vec<(&str, usize)> = Vec::new();
-        for skipped in &step.skipped {
-            match reasons.iter_mut().find(|(r, _)| *r == skipped.reason) {
-                Some((_, n)) => *n += 1,
-                None => reasons.push((&skipped.reason, 1)),
-            }
-        }
+        let reasons = step.skip_counts();
         let skipped: Vec<String> = reasons
             .iter()
             .map(|(r, n)| format!("{n} {}", escape(r)))

@@ -238,13 +238,7 @@ fn write_report(
                 size(loaded.bytes)
             )?;
         }
-        let mut reasons: Vec<(&str, usize)> = Vec::new();
-        for skipped in &step.skipped {
-            match reasons.iter_mut().find(|(r, _)| *r == skipped.reason) {
-                Some((_, n)) => *n += 1,
-                None => reasons.push((&skipped.reason, 1)),
-            }
-        }
+        let reasons = step.skip_counts();
         if !reasons.is_empty() {
             let text: Vec<String> = reasons.iter().map(|(r, n)| format!("{n} {r}")).collect();
             writeln!(

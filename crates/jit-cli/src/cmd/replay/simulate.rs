@@ -59,6 +59,21 @@ pub struct Step {
     pub resident_bytes: u64,
 }
 
+impl Step {
+    /// How many candidates were skipped for each reason, in order of first
+    /// appearance: the compact form the timelines show.
+    pub fn skip_counts(&self) -> Vec<(&str, usize)> {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for skipped in &self.skipped {
+            match counts.iter_mut().find(|(r, _)| *r == skipped.reason) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((&skipped.reason, 1)),
+            }
+        }
+        counts
+    }
+}
+
 /// A rule injected at a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Loaded {
