@@ -121,27 +121,39 @@ pub(crate) fn parse(command: &str) -> Result<Vec<Step>, Refusal> {
     }
 }
 
-/// The first raw control character of `command` other than tab, line feed
-/// and carriage return, as (line, column, byte), both from 1.
+/// The first raw control character of `command` outside quotes, other than
+/// tab, line feed and carriage return, as (line, column, byte), both from 1.
 ///
-/// Commands are typed or generated as text: a control character there is
-/// written as an escape (`$'\e'`), never raw. Raw ones (a NUL, `^U`, `^R`)
-/// are refused before the grammar runs because its error recovery on them
-/// inside a long pipeline is exponential: fuzzing found 2 KiB inputs that
-/// took many seconds, and every one of them ran in milliseconds with its
-/// control characters removed.
+/// Commands are typed or generated as text: outside quotes a control
+/// character is written as an escape (`$'\e'`), never raw. Raw ones (a NUL,
+/// `^U`, `^R`) are refused before the grammar runs because its error
+/// recovery on them inside a long pipeline is exponential: fuzzing found
+/// 2 KiB inputs that took many seconds, and every one of them ran in
+/// milliseconds with its control characters removed. Inside quotes they are
+/// a file name's bytes (a repository can name a file with an escape
+/// sequence), and the grammar reads them as a string.
 fn control_character(command: &str) -> Option<(usize, usize, u8)> {
+    let bytes = command.as_bytes();
     let (mut line, mut line_start) = (1, 0);
-    for (i, &b) in command.as_bytes().iter().enumerate() {
-        match b {
-            b'\n' => {
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match (quote, b) {
+            (_, b'\n') => {
                 line += 1;
                 line_start = i + 1;
             }
-            b'\t' | b'\r' => {}
-            0..0x20 | 0x7f => return Some((line, i - line_start + 1, b)),
-            _ => {}
+            (Some(b'"'), b'\\') => i += 1,
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'\\') => i += 1,
+            (None, b'\t' | b'\r') => {}
+            (None, 0..0x20 | 0x7f) => return Some((line, i - line_start + 1, b)),
+            (None, _) => {}
         }
+        i += 1;
     }
     None
 }
@@ -1479,6 +1491,12 @@ mod empty_stage_tests {
         assert_eq!(control_character("a\nb \u{15}"), Some((2, 3, 0x15)));
         assert_eq!(control_character("x\u{7f}"), Some((1, 2, 0x7f)));
         assert_eq!(control_character("a\tb\r\nc"), None);
+        // Inside quotes they are a name's bytes.
+        assert_eq!(control_character("touch \"a\u{1b}[2J\" 'b\u{7}'"), None);
+        assert_eq!(
+            control_character("echo \"\\\"\" \u{15}"),
+            Some((1, 11, 0x15))
+        );
         assert_eq!(control_character("é ü 中"), None);
     }
 
