@@ -1497,6 +1497,8 @@ mod empty_stage_tests {
             control_character("echo \"\\\"\" \u{15}"),
             Some((1, 11, 0x15))
         );
+        // An escaped quote opens nothing.
+        assert_eq!(control_character("echo \\' \u{15}"), Some((1, 9, 0x15)));
         assert_eq!(control_character("é ü 中"), None);
     }
 
