@@ -13,25 +13,9 @@ use std::fmt::Write as _;
 
 use jit_bash::{SkipReason, written_paths};
 
-/// Splits a case file into its commands.
-fn cases(text: &str) -> Vec<String> {
-    let mut cases = Vec::new();
-    let mut block: Option<Vec<&str>> = None;
-    for line in text.lines() {
-        match (&mut block, line) {
-            (None, ">>>") => block = Some(Vec::new()),
-            (Some(lines), "<<<") => {
-                cases.push(lines.join("\n"));
-                block = None;
-            }
-            (Some(lines), _) => lines.push(line),
-            (None, _) if line.is_empty() || line.starts_with('#') => {}
-            (None, _) => cases.push(line.to_owned()),
-        }
-    }
-    assert!(block.is_none(), "a `>>>` block is not closed by `<<<`");
-    cases
-}
+#[path = "common/cases.rs"]
+mod cases;
+use cases::cases;
 
 /// Renders one case as readable text: the command as a prompt, then one line
 /// per path (`→`) and per skipped word (`skip`).

@@ -42,24 +42,9 @@ const TOOLS: &[&str] = &[
     "tail", "grep", "wc", "tr", "printf", "echo", "true", "diff", "chmod", "nohup",
 ];
 
-/// Splits a case file into its commands (the format of `tests/corpus.rs`).
-fn cases(text: &str) -> Vec<String> {
-    let mut cases = Vec::new();
-    let mut block: Option<Vec<&str>> = None;
-    for line in text.lines() {
-        match (&mut block, line) {
-            (None, ">>>") => block = Some(Vec::new()),
-            (Some(lines), "<<<") => {
-                cases.push(lines.join("\n"));
-                block = None;
-            }
-            (Some(lines), _) => lines.push(line),
-            (None, _) if line.is_empty() || line.starts_with('#') => {}
-            (None, _) => cases.push(line.to_owned()),
-        }
-    }
-    cases
-}
+#[path = "common/cases.rs"]
+mod cases;
+use cases::cases;
 
 /// Why a command is not run, if it is not.
 fn ineligible(command: &str) -> Option<&'static str> {
