@@ -284,6 +284,18 @@ pub struct StatsBuilder {
     latency: Distribution,
     files: HashMap<String, FileStats>,
     sessions: BTreeMap<String, SessionReplay>,
+    /// A reused buffer for decision keys (`skipped:<reason>`).
+    key: String,
+}
+
+/// Adds one to `key`'s count, allocating the key only the first time.
+fn count(map: &mut BTreeMap<String, u64>, key: &str) {
+    match map.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(key.to_owned(), 1);
+        }
+    }
 }
 
 /// Whether one more name may be tracked in a map holding `len` already;
@@ -331,7 +343,7 @@ impl StatsBuilder {
             stats.hits += u64::from(event.hit);
             stats.bytes_injected = stats.bytes_injected.saturating_add(event.bytes_injected);
             self.latency.push(event.elapsed_us);
-            *stats.channels.entry(event.channel.to_string()).or_default() += 1;
+            count(&mut stats.channels, &event.channel);
         } else {
             stats.startups += 1;
         }
@@ -343,7 +355,10 @@ impl StatsBuilder {
             stats.untracked_events += 1;
             return;
         }
-        let replay = self.sessions.entry(session.to_owned()).or_default();
+        let replay = match self.sessions.get_mut(session) {
+            Some(replay) => replay,
+            None => self.sessions.entry(session.to_owned()).or_default(),
+        };
         replay.last_step = replay.last_step.max(event.step);
         for departure in &event.left {
             replay.resident.remove(departure.file.as_ref());
@@ -358,12 +373,16 @@ impl StatsBuilder {
                 if candidate.reason.as_deref() == Some("scope_miss") {
                     stats.scope_skipped += 1;
                 }
-                let key = match (&candidate.reason, injected) {
-                    _ if native => "native".to_owned(),
-                    (Some(reason), false) => format!("skipped:{reason}"),
-                    _ => candidate.decision.to_string(),
-                };
-                *stats.decisions.entry(key).or_default() += 1;
+                match (&candidate.reason, injected) {
+                    _ if native => count(&mut stats.decisions, "native"),
+                    (Some(reason), false) => {
+                        self.key.clear();
+                        self.key.push_str("skipped:");
+                        self.key.push_str(reason);
+                        count(&mut stats.decisions, &self.key);
+                    }
+                    _ => count(&mut stats.decisions, &candidate.decision),
+                }
             }
             // A rule left out for the budget without even a pointer
             // (`too_large_for_budget`, 0 bytes) put nothing in.
@@ -371,24 +390,28 @@ impl StatsBuilder {
                 continue;
             }
             if let Some(attribution) = &candidate.attribution {
-                *stats
-                    .attribution
-                    .entry(attribution.to_string())
-                    .or_default() += 1;
+                count(&mut stats.attribution, attribution);
             }
             let file_name = candidate.file.as_ref();
-            if self.files.contains_key(file_name)
+            let tracked = if self.files.contains_key(file_name)
                 || may_track(&mut stats.limits_hit, self.files.len(), "rule files")
             {
-                let file = self
-                    .files
-                    .entry(file_name.to_owned())
-                    .or_insert_with(|| FileStats {
-                        file: file_name.to_owned(),
-                        injections: 0,
-                        bytes: 0,
-                        max_bytes: 0,
-                    });
+                if !self.files.contains_key(file_name) {
+                    self.files.insert(
+                        file_name.to_owned(),
+                        FileStats {
+                            file: file_name.to_owned(),
+                            injections: 0,
+                            bytes: 0,
+                            max_bytes: 0,
+                        },
+                    );
+                }
+                self.files.get_mut(file_name)
+            } else {
+                None
+            };
+            if let Some(file) = tracked {
                 file.injections += 1;
                 file.bytes = file.bytes.saturating_add(candidate.bytes);
                 file.max_bytes = file.max_bytes.max(candidate.bytes);
@@ -398,21 +421,22 @@ impl StatsBuilder {
             if candidate.attribution.as_deref() == Some("include") {
                 continue;
             }
-            if replay.resident.contains_key(file_name)
-                || may_track(
-                    &mut stats.limits_hit,
-                    replay.resident.len(),
-                    "resident blocks in one session",
-                )
-            {
-                replay.resident.insert(
-                    file_name.to_owned(),
-                    Resident {
-                        bytes: candidate.bytes,
-                        introduced: event.step,
-                        last_relevant: event.step,
-                    },
-                );
+            let block = Resident {
+                bytes: candidate.bytes,
+                introduced: event.step,
+                last_relevant: event.step,
+            };
+            match replay.resident.get_mut(file_name) {
+                Some(resident) => *resident = block,
+                None => {
+                    if may_track(
+                        &mut stats.limits_hit,
+                        replay.resident.len(),
+                        "resident blocks in one session",
+                    ) {
+                        replay.resident.insert(file_name.to_owned(), block);
+                    }
+                }
             }
         }
         for file in &event.relevant {
@@ -431,6 +455,7 @@ impl StatsBuilder {
             latency,
             files,
             sessions,
+            key: _,
         } = self;
         for (what, distribution) in [("resident byte", &resident), ("latency", &latency)] {
             if distribution.coarse {
