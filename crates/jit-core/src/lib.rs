@@ -46,6 +46,7 @@ mod engine;
 mod error;
 mod events;
 mod frontmatter;
+mod index;
 mod manifest;
 mod narrow;
 mod open;
@@ -73,6 +74,7 @@ pub use frontmatter::opens_like_frontmatter;
 pub use frontmatter::{
     Frontmatter, MAX_FRONTMATTER_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, Patterns,
 };
+pub use index::{DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions};
 pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,
@@ -96,8 +98,12 @@ pub use session::{
     SNAPSHOT_FORMAT, Session, SessionConfig, SessionSnapshot, ToolCall, block_header,
 };
 pub use signals::{ChangeSet, ChangeSource};
-pub use source::{AgentsSource, ClaudeSource, GeminiSource, RuleDir, RuleSource, ScopeSpec};
-pub use startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport, default_managed_path};
+pub use source::{
+    AgentsSource, CONVENTIONS, ClaudeSource, ClineSource, CopilotSource, CursorSource,
+    DEFAULT_AGENTS_BUDGET_BYTES, GeminiSource, Imports, Precedence, RuleDir, RuleSource, ScopeSpec,
+    SourceOptions, UserLevel, all_sources, default_managed_path, source_by_name,
+};
+pub use startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport};
 pub use startup_signals::{Signals, startup_signals};
 pub use stats::{
     DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,

@@ -613,7 +613,7 @@ fn eager(engine: &Engine) -> (u64, u64, Vec<String>) {
                 }
             }
             for rule_dir in source.rule_dirs() {
-                let mut folders = vec![dir.join(rule_dir.path)];
+                let mut folders = vec![dir.join(&rule_dir.path)];
                 while let Some(folder) = folders.pop() {
                     let Ok(entries) = folder.read_dir_utf8() else {
                         continue;
@@ -624,7 +624,7 @@ fn eager(engine: &Engine) -> (u64, u64, Vec<String>) {
                         };
                         if kind.is_dir() && rule_dir.recursive {
                             folders.push(entry.path().to_owned());
-                        } else if kind.is_file() && entry.file_name().ends_with(rule_dir.suffix) {
+                        } else if kind.is_file() && entry.file_name().ends_with(&rule_dir.suffix) {
                             files.push(engine.display(entry.path()));
                             bytes += eager_bytes(engine, entry.path());
                         }
