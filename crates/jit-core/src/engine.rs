@@ -1287,6 +1287,9 @@ impl<'a> DirScan<'a> {
                 .unwrap_or(0);
             let bytes = content.len() as u64;
             if spent + bytes > budget {
+                // Not for the startup chain, but for the first touch of its
+                // directory: the directory must be judged again.
+                self.complete = false;
                 return self.skip(
                     candidate,
                     SkipReason::TooLargeForBudget,
