@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 use jit_tools as _;
 
 mod cmd;
+mod conventions;
 mod output;
 mod rules;
 
