@@ -36,9 +36,15 @@
 //! What this crate deliberately does not do: guess touched paths from field
 //! names (tools report them through [`AffectedPaths`]), evict loaded rules,
 //! watch files (a changed rule is re-read on the next touch of its
-//! directory), or read anything outside the project root and the user's
-//! `~/.claude`. Git and shell parsing live in plug-in crates (`jit-git`,
-//! `jit-bash`), behind traits declared here.
+//! directory), or read anything outside the project root and each
+//! convention's user folder (`~/.claude`, `~/.codex`, `~/.gemini`). Git and
+//! shell parsing live in plug-in crates (`jit-git`, `jit-bash`), behind
+//! traits declared here.
+//!
+//! Conventions are [`RuleSource`]s: [`source_by_name`] builds a shipped one
+//! (`claude`, `agents`, `gemini`, `cursor`, `copilot`, `cline`) with
+//! [`SourceOptions`], [`detect_conventions`] picks the ones a repository
+//! uses, and [`Engine::with_sources`] runs them.
 #![deny(missing_docs)]
 
 mod audit;
