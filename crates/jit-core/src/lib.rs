@@ -80,7 +80,9 @@ pub use frontmatter::opens_like_frontmatter;
 pub use frontmatter::{
     Frontmatter, MAX_FRONTMATTER_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, Patterns,
 };
-pub use index::{DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions};
+pub use index::{
+    DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions, find_rule_files,
+};
 pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,
