@@ -529,3 +529,117 @@ fn the_conventions_of_a_repository_are_the_ones_whose_files_exist() {
         .collect();
     assert_eq!(names, ["claude"]);
 }
+
+#[test]
+fn a_rule_importing_a_file_already_in_the_context_says_so() {
+    let repo = Repo::new(&[
+        ("AGENTS.md", "Run the tests.\n"),
+        ("CLAUDE.md", "See @AGENTS.md.\n"),
+    ]);
+    // AGENTS.md comes first, so CLAUDE.md's import cannot be the first arrival.
+    let engine = repo.engine(&["agents", "claude"]);
+    let report = repo.startup(&engine, &mut DiscoveryState::default(), "");
+    assert_eq!(report.loaded[0].file, "AGENTS.md");
+    assert_eq!(report.loaded[1].file, "CLAUDE.md");
+    assert_eq!(
+        report.loaded[1].warnings,
+        [
+            "`AGENTS.md` is already in the context (it came in as AGENTS.md (agents)); this \
+          block inlines its text a second time"
+        ]
+    );
+}
+
+#[test]
+fn user_rules_left_out_at_startup_are_in_the_index() {
+    let repo = Repo::new(&[
+        (
+            "~/.claude/rules/py.md",
+            "---\npaths: \"**/*.py\"\n---\npython\n",
+        ),
+        ("CLAUDE.md", "root\n"),
+    ]);
+    let engine = repo.engine(&["claude"]);
+    let report = repo.startup(&engine, &mut DiscoveryState::default(), "");
+    let user_rule = format!("{}/.claude/rules/py.md", repo.home());
+    assert_eq!(
+        report
+            .index
+            .iter()
+            .map(|e| (e.file.as_str(), e.scope.clone()))
+            .collect::<Vec<_>>(),
+        [(user_rule.as_str(), vec!["**/*.py".to_owned()])]
+    );
+}
+
+#[test]
+fn a_snapshot_keeps_each_user_folder_with_its_source() {
+    let repo = Repo::new(&[
+        ("~/.codex/AGENTS.md", "codex\n"),
+        (
+            "~/.claude/rules/py.md",
+            "---\npaths: \"**/*.py\"\n---\npython\n",
+        ),
+    ]);
+    let engine = Arc::new(repo.engine(&["claude", "agents"]));
+    let mut session = jit_core::Session::new(Arc::clone(&engine), jit_core::SessionConfig::new());
+    let options = StartupOptions::new(repo.root())
+        .with_managed(None)
+        .with_home(Some(repo.home()));
+    session.startup(&options);
+    let snapshot = session.snapshot();
+    let json = serde_json::to_value(&snapshot).unwrap();
+    assert_eq!(
+        json["user_tiers"],
+        serde_json::json!([
+            {"source": "claude", "dir": format!("{}/.claude", repo.home())},
+            {"source": "agents", "dir": format!("{}/.codex", repo.home())},
+        ])
+    );
+    // An older snapshot had one `user_tier`: it belongs to the first source
+    // with a user level.
+    let mut legacy = json.clone();
+    legacy["user_tier"] = serde_json::json!(format!("{}/.claude", repo.home()));
+    legacy.as_object_mut().unwrap().remove("user_tiers");
+    let legacy: jit_core::SessionSnapshot = serde_json::from_value(legacy).unwrap();
+    for snapshot in [snapshot, legacy] {
+        // Restored in another process, the user's scoped rule still comes in.
+        check_user_rule_after_restore(&repo, Arc::clone(&engine), snapshot);
+    }
+}
+
+#[track_caller]
+fn check_user_rule_after_restore(
+    repo: &Repo,
+    engine: Arc<Engine>,
+    snapshot: jit_core::SessionSnapshot,
+) {
+    let mut restored =
+        jit_core::Session::restore(engine, jit_core::SessionConfig::new(), snapshot).unwrap();
+    let injection = restored.touch(Utf8Path::new("tool.py"), &repo.root());
+    assert!(
+        injection
+            .discoveries
+            .iter()
+            .flat_map(|d| &d.loaded)
+            .any(|l| l.file.ends_with(".claude/rules/py.md")),
+        "{injection:?}"
+    );
+}
+
+#[test]
+fn source_options_read_from_a_configuration_table() {
+    let options: SourceOptions = serde_json::from_value(serde_json::json!({
+        "fallback_names": ["TEAM.md"],
+        "budget_bytes": 4096,
+    }))
+    .unwrap();
+    assert_eq!(
+        options,
+        SourceOptions::default()
+            .with_fallback_names(["TEAM.md"])
+            .with_budget_bytes(4096)
+    );
+    let unknown = serde_json::from_value::<SourceOptions>(serde_json::json!({"budget": 1}));
+    assert!(unknown.is_err());
+}

@@ -1312,11 +1312,24 @@ impl<'a> DirScan<'a> {
                 .ok()
                 .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
                 .unwrap_or(resolved);
-            if real_import == real || self.state.loaded.contains_key(real_import.as_str()) {
+            if real_import == real {
+                continue;
+            }
+            let key = real_import.to_string();
+            if self.state.loaded.contains_key(&key) {
+                let ours = self.state.imported_by.get(&key) == Some(&real.to_string());
+                if !ours && let Some(first) = self.state.origins.get(&key) {
+                    // Its text is in the context twice now; say so rather
+                    // than hide it.
+                    warnings.push(format!(
+                        "`{}` is already in the context (it came in as {first}); this block \
+                         inlines its text a second time",
+                        self.engine.display(&real_import)
+                    ));
+                }
                 continue;
             }
             if let Ok(meta) = fs::metadata(&real_import) {
-                let key = real_import.into_string();
                 self.state.loaded.insert(key.clone(), Stamp::of(&meta));
                 self.state
                     .set_origin(&key, format!("an import in {from} ({})", source.name()));

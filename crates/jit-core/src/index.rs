@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::engine::{DiscoveryState, Engine};
 use crate::paths::relative_to;
-use crate::rule::{RuleScope, read_rule};
+use crate::rule::{RuleScope, SkipReason, read_rule};
 use crate::source::{Precedence, RuleSource, all_sources};
 use crate::startup::StartupReport;
 
@@ -51,6 +51,41 @@ pub struct IndexOverflow {
 pub(crate) struct RuleIndex {
     pub(crate) entries: Vec<IndexEntry>,
     pub(crate) overflow: Vec<IndexOverflow>,
+}
+
+/// Every rule file of `sources` in the project at `root`, with the index
+/// of its source in `sources`, in walk order (a directory's own files, then
+/// its rule folders sorted, then its subdirectories sorted).
+///
+/// The walk is bounded (32 levels, 20,000 directories), does not follow
+/// links to directories, and leaves out hidden directories, `node_modules`
+/// and `target`; a file whose real path is outside the root is left out.
+/// Candidate names come from [`RuleSource::files`], plus
+/// [`RuleSource::root_files`] at the root; under [`Precedence::FirstFound`]
+/// only the first regular file of a directory is listed.
+///
+/// ```
+/// use jit_core::{all_sources, find_rule_files};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src"))?;
+/// std::fs::write(dir.path().join("src/AGENTS.md"), "x\n")?;
+/// let root = camino::Utf8PathBuf::try_from(dir.path().canonicalize()?)?;
+/// let sources = all_sources();
+/// let found = find_rule_files(&root, &sources);
+/// assert_eq!(found.len(), 1);
+/// assert_eq!(sources[found[0].0].name(), "agents");
+/// assert!(found[0].1.ends_with("src/AGENTS.md"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn find_rule_files(
+    root: &Utf8Path,
+    sources: &[Arc<dyn RuleSource>],
+) -> Vec<(usize, Utf8PathBuf)> {
+    let root = fs::canonicalize(root)
+        .ok()
+        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+        .unwrap_or_else(|| root.to_owned());
+    rule_files(&root, sources, false)
 }
 
 /// The rule files of `sources` in the project at `root` (canonical), found
@@ -201,6 +236,31 @@ pub fn detect_conventions(root: &Utf8Path) -> Vec<Arc<dyn RuleSource>> {
     }
 }
 
+/// The index entry of one rule file, shown as `file`; `None` for a rule
+/// that cannot load (invalid, too large, excluded for this agent): that is
+/// the linter's business, not the agent's.
+fn entry(
+    engine: &Engine,
+    source: &dyn RuleSource,
+    real: &Utf8Path,
+    file: String,
+) -> Option<IndexEntry> {
+    let meta = fs::metadata(real).ok()?;
+    let parsed = read_rule(real, &meta, source, engine.max_rule_bytes()).ok()?;
+    let scope = match &parsed.scope {
+        RuleScope::Paths(compiled) => compiled.patterns().to_vec(),
+        RuleScope::Always | RuleScope::Manual(_) => Vec::new(),
+        RuleScope::Excluded(_) => return None,
+    };
+    Some(IndexEntry {
+        file,
+        source: source.name().to_owned(),
+        scope,
+        description: parsed.description.clone(),
+        bytes: meta.len(),
+    })
+}
+
 /// Builds the index of what `report` did not load, within `max_bytes` of JSON.
 pub(crate) fn build(
     engine: &Engine,
@@ -212,6 +272,21 @@ pub(crate) fn build(
     let loaded: std::collections::HashSet<&str> =
         report.loaded.iter().map(|l| l.file.as_str()).collect();
     let mut candidates = Vec::new();
+    // User and managed rules the startup load judged and left out.
+    for row in &report.skipped {
+        if !matches!(row.reason, SkipReason::ScopeMiss | SkipReason::ManualOnly)
+            || !Utf8Path::new(&row.file).is_absolute()
+        {
+            continue;
+        }
+        let Some(source) = engine.sources().iter().find(|s| s.name() == row.source) else {
+            continue;
+        };
+        let path = Utf8Path::new(&row.file);
+        if let Some(entry) = entry(engine, source.as_ref(), path, row.file.clone()) {
+            candidates.push(entry);
+        }
+    }
     for (i, path) in rule_files(root, engine.sources(), false)
         .into_iter()
         .take(MAX_INDEX_FILES)
@@ -227,26 +302,9 @@ pub(crate) fn build(
         if state.is_loaded(&real) || loaded.contains(file.as_str()) {
             continue;
         }
-        let Ok(meta) = fs::metadata(&real) else {
-            continue;
-        };
-        // A rule that cannot load (invalid, too large, excluded) is the
-        // linter's business, not the agent's.
-        let Ok(parsed) = read_rule(&real, &meta, source.as_ref(), engine.max_rule_bytes()) else {
-            continue;
-        };
-        let scope = match &parsed.scope {
-            RuleScope::Paths(compiled) => compiled.patterns().to_vec(),
-            RuleScope::Always | RuleScope::Manual(_) => Vec::new(),
-            RuleScope::Excluded(_) => continue,
-        };
-        candidates.push(IndexEntry {
-            file,
-            source: source.name().to_owned(),
-            scope,
-            description: parsed.description.clone(),
-            bytes: meta.len(),
-        });
+        if let Some(entry) = entry(engine, source.as_ref(), &real, file) {
+            candidates.push(entry);
+        }
     }
     let mut entries = Vec::new();
     let mut overflow: BTreeMap<String, usize> = BTreeMap::new();

@@ -36,9 +36,15 @@
 //! What this crate deliberately does not do: guess touched paths from field
 //! names (tools report them through [`AffectedPaths`]), evict loaded rules,
 //! watch files (a changed rule is re-read on the next touch of its
-//! directory), or read anything outside the project root and the user's
-//! `~/.claude`. Git and shell parsing live in plug-in crates (`jit-git`,
-//! `jit-bash`), behind traits declared here.
+//! directory), or read anything outside the project root and each
+//! convention's user folder (`~/.claude`, `~/.codex`, `~/.gemini`). Git and
+//! shell parsing live in plug-in crates (`jit-git`, `jit-bash`), behind
+//! traits declared here.
+//!
+//! Conventions are [`RuleSource`]s: [`source_by_name`] builds a shipped one
+//! (`claude`, `agents`, `gemini`, `cursor`, `copilot`, `cline`) with
+//! [`SourceOptions`], [`detect_conventions`] picks the ones a repository
+//! uses, and [`Engine::with_sources`] runs them.
 #![deny(missing_docs)]
 
 mod audit;
@@ -74,7 +80,9 @@ pub use frontmatter::opens_like_frontmatter;
 pub use frontmatter::{
     Frontmatter, MAX_FRONTMATTER_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, Patterns,
 };
-pub use index::{DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions};
+pub use index::{
+    DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions, find_rule_files,
+};
 pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,

@@ -271,7 +271,12 @@ fn split_brace(key: &str, globs: &[String]) -> Option<String> {
 /// assert_eq!(agents.files(), ["AGENTS.override.md", "AGENTS.md", "TEAM.md"]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// It deserializes from a configuration table with these keys (all
+/// optional, unknown ones refused), so a `[conventions.agents]` table of a
+/// `jit.toml` reads straight into it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct SourceOptions {
     /// Replaces the convention's main candidate names (Gemini's
