@@ -542,12 +542,15 @@ fn step_candidate(ctx: &Context, sources: &[&dyn RuleSource]) -> Result<Candidat
 fn describe_location(location: &RuleLocation) -> String {
     if location.rule_folder {
         format!(
-            "a {} rule in the rule folder {}",
+            "a rule of the {} convention in the rule folder {}",
             location.source,
             join(&location.owner, &location.via)
         )
     } else {
-        format!("a {} rule file ({})", location.source, location.via)
+        format!(
+            "a rule file of the {} convention ({})",
+            location.source, location.via
+        )
     }
 }
 
