@@ -459,6 +459,10 @@ pub struct RuleHead {
     /// Problems a user should fix (a recovered unquoted pattern, an empty
     /// scope key).
     pub warnings: Vec<String>,
+    /// A scope key's line was not valid YAML (`paths: **/*.cs`) and its
+    /// patterns were read literally: the engine loads the rule, but other
+    /// tools may not, until the patterns are quoted.
+    pub recovered: bool,
 }
 
 /// The scope of a rule file.
@@ -493,6 +497,7 @@ pub struct HeadError {
 /// let HeadScope::Paths(scope) = &head.scope else { panic!() };
 /// assert_eq!(scope.patterns(), ["**/*.py"]);
 /// assert!(head.warnings[0].contains("Quote the patterns"));
+/// assert!(head.recovered);
 /// ```
 pub fn inspect_rule(text: &str, source: &dyn RuleSource) -> Result<RuleHead, HeadError> {
     let parsed = parse_rule(text, source).map_err(|rejection| HeadError {
@@ -506,6 +511,11 @@ pub fn inspect_rule(text: &str, source: &dyn RuleSource) -> Result<RuleHead, Hea
             RuleScope::Paths(compiled) => HeadScope::Paths(compiled),
             RuleScope::Manual(why) => HeadScope::Manual(why),
         },
+        // The parser says so in the warning it gives for each recovered key.
+        recovered: parsed
+            .warnings
+            .iter()
+            .any(|w| w.contains("it was read literally as")),
         warnings: parsed.warnings,
     })
 }
@@ -616,6 +626,12 @@ mod tests {
         let head = inspect_rule("plain text\n", &ClaudeSource).unwrap();
         assert!(matches!(head.scope, HeadScope::Always));
         assert!(!head.frontmatter);
+        let quoted = inspect_rule("---\npaths: [\"**/*.py\"]\n---\nx\n", &ClaudeSource).unwrap();
+        assert!(!quoted.recovered && quoted.warnings.is_empty());
+        for unquoted in ["paths: **/*.py", "paths: {a,b}/**", "paths:\n  - **/*.py"] {
+            let head = inspect_rule(&format!("---\n{unquoted}\n---\nx\n"), &ClaudeSource).unwrap();
+            assert!(head.recovered, "{unquoted}: {:?}", head.warnings);
+        }
     }
 
     mod agreement {

@@ -310,6 +310,7 @@ fn checklist(
     let escapes = rule_real
         .as_ref()
         .filter(|real| real.strip_prefix(&ctx.root).is_err());
+    let mut quote_fix = None;
     if let Some(real) = escapes {
         for _ in 0..2 {
             steps.push(Step {
@@ -336,7 +337,15 @@ fn checklist(
             Err(failure) => return Ok(finish(steps, failure)),
         };
         // Step 3: the scope against PATH.
-        let recovered = head.warnings.iter().any(|w| w.contains("read literally"));
+        let recovered = head.recovered;
+        if recovered && let HeadScope::Paths(scope) = &head.scope {
+            quote_fix = Some(format!(
+                "quote the patterns so every tool reads them the same (strict YAML rejects a \
+                 value that starts with `*` or `{{`): `{}: {}`",
+                scope_key(source),
+                quoted_list(scope.patterns())
+            ));
+        }
         match step_scope(ctx, &candidate, source, &head.scope, recovered) {
             Ok(detail) => steps.push(Step {
                 step: 3,
@@ -360,14 +369,19 @@ fn checklist(
                 ok: Some(true),
                 detail,
             });
+            // It loads here; an unquoted pattern may still keep it out
+            // of other tools.
             Ok(Report {
                 verdict: Verdict::Loads,
                 steps,
-                fix: None,
+                fix: quote_fix,
                 because,
             })
         }
-        Err(failure) => Ok(finish(steps, failure)),
+        Err(mut failure) => {
+            failure.fix = failure.fix.or(quote_fix);
+            Ok(finish(steps, failure))
+        }
     }
 }
 

@@ -394,3 +394,20 @@ fn control_characters_in_names_are_escaped_in_the_checklist() {
     let text = why_text(dir.path(), &rule, &format!("{odd}/a.ts"));
     assert!(text.contains("src/\\e[2Jui/CLAUDE.md"), "{text}");
 }
+
+#[test]
+fn a_rule_that_loads_only_because_its_pattern_was_recovered_gets_a_quoting_fix() {
+    let dir = demo();
+    fs::write(
+        dir.path().join(".claude/rules/python.md"),
+        "---\npaths: **/*.py\n---\nType hints everywhere.\n",
+    )
+    .unwrap();
+    let doc = why_json(dir.path(), &[], ".claude/rules/python.md", "scripts/gen.py");
+    assert_eq!(doc["verdict"], "loads");
+    assert_eq!(
+        doc["fix"],
+        "quote the patterns so every tool reads them the same (strict YAML rejects a value that \
+         starts with `*` or `{`): `paths: [\"**/*.py\"]`"
+    );
+}
