@@ -44,6 +44,9 @@ enum Command {
     /// Replay a recorded agent session: what JIT would have injected, when,
     /// and at what cost, against eager and native loading.
     Replay(cmd::replay::Args),
+    /// Why a rule file does or does not load for a path: the four-step
+    /// checklist, each step with its evidence, and a fix.
+    Why(cmd::why::Args),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => cmd::stats::run(args),
         Command::Hook(args) => cmd::hook::run(args),
         Command::Replay(args) => cmd::replay::run(args),
+        Command::Why(args) => cmd::why::run(args),
     };
     match result {
         Ok(code) => code,

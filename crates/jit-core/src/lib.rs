@@ -67,6 +67,7 @@ mod source;
 mod startup;
 mod startup_signals;
 mod stats;
+mod why;
 
 pub use audit::{AuditProblem, AuditReport, audit};
 pub use engine::{
@@ -115,6 +116,10 @@ pub use startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport};
 pub use startup_signals::{Signals, startup_signals};
 pub use stats::{
     DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,
+};
+pub use why::{
+    HeadError, HeadScope, PatternTrace, RuleHead, RuleLocation, Stop, inspect_rule, rule_locations,
+    trace_pattern,
 };
 
 /// Re-exported so plug-in crates can `jit_core::inventory::submit!` without

@@ -10,6 +10,7 @@ pub mod paths;
 pub mod replay;
 pub mod startup;
 pub mod stats;
+pub mod why;
 
 /// The clap value parser of every path argument: an empty one is a usage
 /// error (exit 2), not a path that is looked up and found missing.
