@@ -46,6 +46,7 @@ mod engine;
 mod error;
 mod events;
 mod frontmatter;
+mod lint_support;
 mod manifest;
 mod narrow;
 mod open;
@@ -73,6 +74,7 @@ pub use frontmatter::opens_like_frontmatter;
 pub use frontmatter::{
     Frontmatter, MAX_FRONTMATTER_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, Patterns,
 };
+pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text};
 pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,
