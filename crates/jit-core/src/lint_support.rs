@@ -55,7 +55,10 @@ pub enum RuleScopeCheck {
 impl RuleCheck {
     /// The file line of the top-level frontmatter key `key`.
     pub fn key_line(&self, key: &str) -> Option<usize> {
-        self.keys.iter().find(|(k, _)| k == key).map(|&(_, line)| line)
+        self.keys
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|&(_, line)| line)
     }
 
     /// The file line inside the frontmatter that holds `needle` (a pattern),
@@ -142,7 +145,11 @@ fn normalized_lines(text: &str) -> impl Iterator<Item = &str> {
         }
         match current.find(['\n', '\r']) {
             Some(i) => {
-                let skip = if current[i..].starts_with("\r\n") { 2 } else { 1 };
+                let skip = if current[i..].starts_with("\r\n") {
+                    2
+                } else {
+                    1
+                };
                 rest = Some(&current[i + skip..]);
                 Some(&current[..i])
             }

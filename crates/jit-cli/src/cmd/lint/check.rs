@@ -51,7 +51,14 @@ pub fn lint(repo: &Repo, sources: &[&dyn RuleSource]) -> Vec<Finding> {
         {
             continue;
         }
-        check_file(repo, candidate, &path, &mut findings, &mut scoped, &mut texts);
+        check_file(
+            repo,
+            candidate,
+            &path,
+            &mut findings,
+            &mut scoped,
+            &mut texts,
+        );
     }
     for (dir, names) in &repo.dirs {
         findings.extend(conventions::shadowed(sources, dir, names));
@@ -197,7 +204,12 @@ fn check_file(
             return;
         }
         Err(err) => {
-            findings.push(Finding::new(file, 1, Kind::Unreadable, format!("cannot read: {err}")));
+            findings.push(Finding::new(
+                file,
+                1,
+                Kind::Unreadable,
+                format!("cannot read: {err}"),
+            ));
             return;
         }
     };
@@ -215,8 +227,15 @@ fn check_file(
         return;
     }
     let mut bytes = Vec::new();
-    if let Err(err) = fs::File::open(path).and_then(|f| f.take(DEFAULT_MAX_RULE_BYTES + 1).read_to_end(&mut bytes)) {
-        findings.push(Finding::new(file, 1, Kind::Unreadable, format!("cannot read: {err}")));
+    if let Err(err) = fs::File::open(path)
+        .and_then(|f| f.take(DEFAULT_MAX_RULE_BYTES + 1).read_to_end(&mut bytes))
+    {
+        findings.push(Finding::new(
+            file,
+            1,
+            Kind::Unreadable,
+            format!("cannot read: {err}"),
+        ));
         return;
     }
     if bytes.contains(&0) {
@@ -235,7 +254,10 @@ fn check_file(
                 file,
                 1,
                 Kind::Unreadable,
-                format!("not valid UTF-8 ({}), so the engine skips it; save it as UTF-8", err.utf8_error()),
+                format!(
+                    "not valid UTF-8 ({}), so the engine skips it; save it as UTF-8",
+                    err.utf8_error()
+                ),
             ));
             return;
         }
@@ -261,14 +283,19 @@ fn check_file(
         Err((reason, detail)) => {
             let kind = match reason {
                 SkipReason::TooLarge => Kind::TooLarge,
-                SkipReason::Binary | SkipReason::NotUtf8 | SkipReason::Unreadable => Kind::Unreadable,
+                SkipReason::Binary | SkipReason::NotUtf8 | SkipReason::Unreadable => {
+                    Kind::Unreadable
+                }
                 _ => Kind::InvalidFrontmatter,
             };
             let split = check.patterns.as_deref().and_then(conventions::split_brace);
             let (line, message) = match split {
                 Some((meant, items)) => {
                     let quoted: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
-                    let key = source.scope_keys().first().map_or("paths".to_owned(), |k| k.to_string());
+                    let key = source
+                        .scope_keys()
+                        .first()
+                        .map_or("paths".to_owned(), |k| k.to_string());
                     (
                         check.line_of(&text, &key, &items[0]).unwrap_or(fence),
                         format!(
@@ -285,10 +312,7 @@ fn check_file(
                     } else {
                         format!("{}: ", reason.as_str())
                     };
-                    (
-                        line_in(detail).unwrap_or(fence),
-                        format!("{what}{detail}"),
-                    )
+                    (line_in(detail).unwrap_or(fence), format!("{what}{detail}"))
                 }
             };
             findings.push(Finding::new(file, line, kind, message));
@@ -343,8 +367,20 @@ fn scope_key_of(source: &dyn RuleSource, check: &jit_core::RuleCheck) -> String 
 
 /// Findings for the `@imports` of one rule's body, expanded as the engine
 /// expands them.
-fn imports(repo: &Repo, file: &str, path: &Utf8Path, body: &str, body_line: usize, findings: &mut Vec<Finding>) {
-    let expansion = jit_imports::expand(path.as_std_path(), body, repo.root.as_std_path(), &Policy::default());
+fn imports(
+    repo: &Repo,
+    file: &str,
+    path: &Utf8Path,
+    body: &str,
+    body_line: usize,
+    findings: &mut Vec<Finding>,
+) {
+    let expansion = jit_imports::expand(
+        path.as_std_path(),
+        body,
+        repo.root.as_std_path(),
+        &Policy::default(),
+    );
     let real = fs::canonicalize(path).ok();
     for diagnostic in &expansion.diagnostics {
         let kind = match diagnostic.status {
@@ -363,7 +399,10 @@ fn imports(repo: &Repo, file: &str, path: &Utf8Path, body: &str, body_line: usiz
                 .unwrap_or_else(|_| diagnostic.file.display().to_string());
             (shown, diagnostic.line)
         };
-        let reason = diagnostic.reason.map(|r| format!(" ({r})")).unwrap_or_default();
+        let reason = diagnostic
+            .reason
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
         // Paths inside the project are shown root-relative, as files are.
         let message = diagnostic
             .message
@@ -418,7 +457,10 @@ fn stray_rules(repo: &Repo, sources: &[&dyn RuleSource], findings: &mut Vec<Find
     if repo.skipped_dirs.is_empty() {
         return;
     }
-    let names: Vec<String> = sources.iter().flat_map(|s| conventions::files(*s)).collect();
+    let names: Vec<String> = sources
+        .iter()
+        .flat_map(|s| conventions::files(*s))
+        .collect();
     let folders: Vec<(String, String)> = sources
         .iter()
         .flat_map(|s| conventions::rule_dirs(*s))
@@ -427,9 +469,9 @@ fn stray_rules(repo: &Repo, sources: &[&dyn RuleSource], findings: &mut Vec<Find
     let wanted = |path: &str| {
         let slashed = format!("/{path}");
         names.iter().any(|n| slashed.ends_with(&format!("/{n}")))
-            || folders
-                .iter()
-                .any(|(folder, suffix)| slashed.contains(folder.as_str()) && path.ends_with(suffix.as_str()))
+            || folders.iter().any(|(folder, suffix)| {
+                slashed.contains(folder.as_str()) && path.ends_with(suffix.as_str())
+            })
     };
     for (file, top) in repo.stray_files(wanted) {
         let why = if top == ".git" || top.ends_with("/.git") {

@@ -33,7 +33,10 @@ pub fn select(list: &str) -> anyhow::Result<Vec<Box<dyn RuleSource>>> {
         wanted.push(name.to_owned());
     }
     if wanted.is_empty() {
-        bail!("--conventions names no convention; known: {}", known.join(", "));
+        bail!(
+            "--conventions names no convention; known: {}",
+            known.join(", ")
+        );
     }
     Ok(all
         .into_iter()
@@ -74,7 +77,9 @@ fn known_keys(source: &dyn RuleSource, file: &str) -> Option<&'static [&'static 
 
 /// Keys other conventions use for a scope: in a file of the wrong
 /// convention they look like a scope and are not one.
-const FOREIGN_SCOPE_KEYS: [&str; 7] = ["paths", "path", "globs", "glob", "applyTo", "include", "files"];
+const FOREIGN_SCOPE_KEYS: [&str; 7] = [
+    "paths", "path", "globs", "glob", "applyTo", "include", "files",
+];
 
 /// `unknown_key` findings for the frontmatter keys of one rule file.
 pub fn unknown_keys(source: &dyn RuleSource, file: &str, check: &RuleCheck) -> Vec<Finding> {

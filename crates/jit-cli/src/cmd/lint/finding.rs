@@ -88,14 +88,20 @@ impl Kind {
     /// One line on what the kind means, for SARIF's rule descriptions.
     pub fn describe(self) -> &'static str {
         match self {
-            Kind::InvalidFrontmatter => "The frontmatter or its scope cannot be read; the rule never loads.",
-            Kind::FrontmatterWarning => "The frontmatter was read only by guessing; other tools may read it differently.",
+            Kind::InvalidFrontmatter => {
+                "The frontmatter or its scope cannot be read; the rule never loads."
+            }
+            Kind::FrontmatterWarning => {
+                "The frontmatter was read only by guessing; other tools may read it differently."
+            }
             Kind::UnknownKey => "A frontmatter key this convention does not read.",
             Kind::DeadScope => "A scope pattern that matches no file of the repository.",
             Kind::MissingImport => "An @import whose file does not exist.",
             Kind::ImportOutsideRoot => "An @import that resolves outside the project root.",
             Kind::ImportCycle => "An @import that leads back to a file being expanded.",
-            Kind::ImportNotInlined => "An @import that is not inlined (too deep, not a text file, too large).",
+            Kind::ImportNotInlined => {
+                "An @import that is not inlined (too deep, not a text file, too large)."
+            }
             Kind::TooLarge => "The rule file is over the engine's size cap.",
             Kind::Unreadable => "The rule file cannot be read as text.",
             Kind::EmptyRule => "The rule file has no text to inject.",
@@ -165,7 +171,12 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(file: impl Into<String>, line: usize, kind: Kind, message: impl Into<String>) -> Self {
+    pub fn new(
+        file: impl Into<String>,
+        line: usize,
+        kind: Kind,
+        message: impl Into<String>,
+    ) -> Self {
         Finding {
             file: file.into(),
             line: line.max(1),

@@ -53,7 +53,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = if args.json { Format::Json } else { args.format };
     let root = std::fs::canonicalize(&args.root)
         .with_context(|| format!("cannot resolve the root {}", args.root.display()))?;
-    anyhow::ensure!(root.is_dir(), "the root {} is not a directory", root.display());
+    anyhow::ensure!(
+        root.is_dir(),
+        "the root {} is not a directory",
+        root.display()
+    );
     let root = Utf8PathBuf::from_path_buf(root)
         .map_err(|p| anyhow::anyhow!("the root {} is not a UTF-8 path", p.display()))?;
     let chosen = match &args.conventions {
@@ -66,10 +70,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match format {
         Format::Text => text(&mut out, &findings, summary)?,
         Format::Json => {
-            serde_json::to_writer(&mut out, &serde_json::json!({
-                "findings": findings,
-                "summary": summary,
-            }))?;
+            serde_json::to_writer(
+                &mut out,
+                &serde_json::json!({
+                    "findings": findings,
+                    "summary": summary,
+                }),
+            )?;
             writeln!(out)?;
         }
         Format::Github => github(&mut out, &findings)?,
@@ -101,7 +108,11 @@ pub fn lint_root(
     Ok(check::lint(&repo, &selected))
 }
 
-fn text(out: &mut impl std::io::Write, findings: &[Finding], summary: Summary) -> anyhow::Result<()> {
+fn text(
+    out: &mut impl std::io::Write,
+    findings: &[Finding],
+    summary: Summary,
+) -> anyhow::Result<()> {
     for f in findings {
         writeln!(
             out,
