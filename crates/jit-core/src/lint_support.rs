@@ -132,6 +132,9 @@ pub fn check_rule_text(text: &str, source: &dyn RuleSource) -> RuleCheck {
     }
 }
 
+/// The file lines of a frontmatter's opening and closing fences.
+type Fences = (usize, usize);
+
 /// The lines of `text` as the parser sees them: BOM dropped, CRLF and bare
 /// CR read as line breaks.
 fn normalized_lines(text: &str) -> impl Iterator<Item = &str> {
@@ -164,7 +167,7 @@ fn normalized_lines(text: &str) -> impl Iterator<Item = &str> {
 /// The top-level keys of the frontmatter with their lines, and the lines of
 /// its fences, found without YAML: a line that starts with neither a space,
 /// a tab, `-` nor `#` and holds a `:` names a key.
-fn scan_keys(text: &str) -> (Vec<(String, usize)>, Option<(usize, usize)>) {
+fn scan_keys(text: &str) -> (Vec<(String, usize)>, Option<Fences>) {
     let mut lines = normalized_lines(text).enumerate();
     let opening = lines.by_ref().find(|(_, line)| !line.trim().is_empty());
     let Some((open, line)) = opening else {

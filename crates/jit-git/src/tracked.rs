@@ -39,7 +39,6 @@ impl GitChanges {
         let repo = self.open(&root)?;
         let prefix = worktree_prefix(&repo, &root)?;
         let index = repo.index_or_empty().map_err(|err| {
-            let err = gix::Error::from(err);
             let message = format!(
                 "cannot read the git index of {}: {}",
                 root.display(),
