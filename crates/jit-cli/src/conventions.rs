@@ -236,6 +236,8 @@ pub fn resolve_known(
     }
     let detected: Vec<String> = if known.is_empty() {
         detected_names(root)
+    } else if known == [ALL] {
+        CONVENTIONS.iter().map(|&name| name.to_owned()).collect()
     } else {
         known.to_vec()
     };
@@ -244,6 +246,17 @@ pub fn resolve_known(
         origin: Origin::Detected,
         index_bytes,
     })
+}
+
+/// As `known`, stands for every shipped convention.
+const ALL: &str = "*";
+
+/// Like [`resolve`], but with every shipped convention (with `jit.toml`'s
+/// options) where `resolve` would look for the ones present: for a caller
+/// that finds the present ones its own way (`jit lint` walks the whole
+/// repository anyway). The origin is still [`Origin::Detected`] then.
+pub fn resolve_or_all(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
+    resolve_known(root, flag, &[ALL.to_owned()])
 }
 
 fn detected_names(root: &Utf8Path) -> Vec<String> {

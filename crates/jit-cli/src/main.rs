@@ -41,6 +41,9 @@ enum Command {
     Stats(cmd::stats::Args),
     /// Run as an agent's hook (Claude Code, Codex, Gemini CLI), or install it.
     Hook(cmd::hook::Args),
+    /// Check every rule file: frontmatter, scopes, imports, duplicates and
+    /// reachability, judged as the engine judges them.
+    Lint(cmd::lint::Args),
     /// Replay a recorded agent session: what JIT would have injected, when,
     /// and at what cost, against eager and native loading.
     Replay(cmd::replay::Args),
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Hook(args) => cmd::hook::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Why(args) => cmd::why::run(args),
+        Command::Lint(args) => cmd::lint::run(args),
     };
     match result {
         Ok(code) => code,

@@ -53,6 +53,7 @@ mod error;
 mod events;
 mod frontmatter;
 mod index;
+mod lint_support;
 mod manifest;
 mod narrow;
 mod open;
@@ -84,6 +85,7 @@ pub use frontmatter::{
 pub use index::{
     DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions, find_rule_files,
 };
+pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text};
 pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,

@@ -410,7 +410,7 @@ pub fn rule_locations(file: &str, sources: &[&dyn RuleSource]) -> Vec<RuleLocati
             }
         }
         for rule_dir in source.rule_dirs() {
-            let folder = rule_dir.path;
+            let folder = rule_dir.path.as_str();
             // Every place the folder's segments appear in the path.
             let mut start = 0;
             while let Some(at) = file[start..].find(folder).map(|i| i + start) {
@@ -421,7 +421,7 @@ pub fn rule_locations(file: &str, sources: &[&dyn RuleSource]) -> Vec<RuleLocati
                 };
                 if !before_ok
                     || rest.is_empty()
-                    || !rest.ends_with(rule_dir.suffix)
+                    || !rest.ends_with(rule_dir.suffix.as_str())
                     || rest.ends_with('/')
                     || (!rule_dir.recursive && rest.contains('/'))
                 {
@@ -509,7 +509,7 @@ pub fn inspect_rule(text: &str, source: &dyn RuleSource) -> Result<RuleHead, Hea
         scope: match parsed.scope {
             RuleScope::Always => HeadScope::Always,
             RuleScope::Paths(compiled) => HeadScope::Paths(compiled),
-            RuleScope::Manual(why) => HeadScope::Manual(why),
+            RuleScope::Manual(why) | RuleScope::Excluded(why) => HeadScope::Manual(why),
         },
         // The parser says so in the warning it gives for each recovered key.
         recovered: parsed

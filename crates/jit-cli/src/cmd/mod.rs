@@ -6,6 +6,7 @@ pub mod bash;
 pub mod explain;
 pub mod hook;
 pub mod imports;
+pub mod lint;
 pub mod paths;
 pub mod replay;
 pub mod startup;

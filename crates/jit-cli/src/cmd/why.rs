@@ -7,18 +7,14 @@ use std::sync::Arc;
 
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 use jit_core::{
-    AgentsSource, ClaudeSource, Discovery, Engine, GeminiSource, HeadScope, RuleLocation,
-    RuleSource, Session, SessionConfig, SkipReason, StartupReport, inspect_rule, rule_locations,
-    trace_pattern,
+    Discovery, Engine, HeadScope, RuleLocation, RuleSource, Session, SessionConfig, SkipReason,
+    StartupReport, inspect_rule, rule_locations, trace_pattern,
 };
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
 use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd};
 use crate::output::{self, escape};
-
-/// The conventions `--conventions` accepts, in the order their sources run.
-const CONVENTIONS: &[&str] = &["claude", "agents", "gemini"];
 
 /// How much of a rule file step 2 reads: far above the engine's cap on one
 /// rule file, and the frontmatter is at its head.
@@ -61,7 +57,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// The conventions whose rule sources run, comma-separated: claude,
-    /// agents, gemini (default: all of them).
+    /// agents, gemini, cursor, copilot, cline (default: jit.toml's
+    /// `conventions`, else every convention whose files exist).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     conventions: Option<Vec<String>>,
     /// The project root.
@@ -137,8 +134,12 @@ const STEP_NAMES: [&str; 4] = ["candidate", "frontmatter", "scope", "load"];
 
 /// Runs `jit why`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let sources = selected_sources(args.conventions.as_deref())?;
-    let engine = Engine::new(&args.root)?.with_sources(sources);
+    let (engine, _) = crate::conventions::engine(
+        &args.root,
+        &crate::conventions::ConventionsArg {
+            conventions: args.conventions.clone(),
+        },
+    )?;
     let cwd = current_dir()?;
     let session_cwd = match args.cwd.clone() {
         Some(dir) => given_cwd(dir)?,
@@ -177,44 +178,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn utf8(path: PathBuf, what: &str) -> anyhow::Result<Utf8PathBuf> {
     Utf8PathBuf::from_path_buf(path)
         .map_err(|p| anyhow::anyhow!("{what} {} is not UTF-8", p.display()))
-}
-
-/// The rule sources of `--conventions`, in the order given (all of them by
-/// default); an unknown name is a usage error.
-fn selected_sources(names: Option<&[String]>) -> anyhow::Result<Vec<Box<dyn RuleSource>>> {
-    let names: Vec<&str> = match names {
-        Some(names) => names
-            .iter()
-            .map(|n| n.trim())
-            .filter(|n| !n.is_empty())
-            .collect(),
-        None => CONVENTIONS.to_vec(),
-    };
-    if names.is_empty() {
-        anyhow::bail!(
-            "--conventions names no convention; known: {}",
-            CONVENTIONS.join(", ")
-        );
-    }
-    let mut sources: Vec<Box<dyn RuleSource>> = Vec::new();
-    let mut seen = Vec::new();
-    for name in names {
-        if seen.contains(&name) {
-            continue;
-        }
-        seen.push(name);
-        sources.push(match name {
-            "claude" => Box::new(ClaudeSource),
-            "agents" => Box::new(AgentsSource),
-            "gemini" => Box::new(GeminiSource),
-            other => anyhow::bail!(
-                "--conventions: unknown convention `{}`; known: {}",
-                escape(other),
-                CONVENTIONS.join(", ")
-            ),
-        });
-    }
-    Ok(sources)
 }
 
 /// The paths the checklist is about.
@@ -968,7 +931,7 @@ fn shown_dir(dir: &str) -> String {
 }
 
 fn scope_key(source: &dyn RuleSource) -> &str {
-    source.scope_keys().first().copied().unwrap_or("paths")
+    source.scope_keys().first().map_or("paths", String::as_str)
 }
 
 /// `["a", "b"]`, as a YAML flow list of quoted strings.

@@ -12,6 +12,7 @@ mod explain;
 mod hook;
 mod hook_install;
 mod imports;
+mod lint;
 mod paths;
 mod replay;
 mod startup;

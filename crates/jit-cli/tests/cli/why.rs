@@ -374,7 +374,7 @@ fn usage_errors_exit_2_and_a_closed_pipe_exits_quietly() {
         ],
     );
     assert_eq!(code, 2);
-    assert!(err.contains("unknown convention `nope`"), "{err}");
+    assert!(err.contains("unknown rule convention `nope`"), "{err}");
     let (code, _, _) = jit_in(Some(dir.path()), &["why", "--root", ".", "CLAUDE.md"]);
     assert_eq!(code, 2);
     let (code, err) = jit_closed_stdout(
