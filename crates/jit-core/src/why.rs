@@ -389,7 +389,7 @@ pub struct RuleLocation {
 ///
 /// ```
 /// use jit_core::{AgentsSource, ClaudeSource, RuleSource, rule_locations};
-/// let sources: [&dyn RuleSource; 2] = [&ClaudeSource, &AgentsSource];
+/// let sources: [&dyn RuleSource; 2] = [&ClaudeSource::default(), &AgentsSource::default()];
 /// let found = rule_locations("src/.claude/rules/ui/tsx.md", &sources);
 /// assert_eq!(found[0].owner, "src");
 /// assert_eq!(found[0].via, ".claude/rules");
@@ -493,7 +493,7 @@ pub struct HeadError {
 ///
 /// ```
 /// use jit_core::{ClaudeSource, HeadScope, inspect_rule};
-/// let head = inspect_rule("---\npaths: **/*.py\n---\nType hints.\n", &ClaudeSource).unwrap();
+/// let head = inspect_rule("---\npaths: **/*.py\n---\nType hints.\n", &ClaudeSource::default()).unwrap();
 /// let HeadScope::Paths(scope) = &head.scope else { panic!() };
 /// assert_eq!(scope.patterns(), ["**/*.py"]);
 /// assert!(head.warnings[0].contains("Quote the patterns"));
@@ -591,7 +591,11 @@ mod tests {
 
     #[test]
     fn rule_locations_follow_each_source() {
-        let sources: [&dyn RuleSource; 3] = [&ClaudeSource, &AgentsSource, &GeminiSource];
+        let sources: [&dyn RuleSource; 3] = [
+            &ClaudeSource::default(),
+            &AgentsSource::default(),
+            &GeminiSource::default(),
+        ];
         let find = |file: &str| {
             rule_locations(file, &sources)
                 .into_iter()
@@ -621,15 +625,23 @@ mod tests {
 
     #[test]
     fn inspect_rule_reports_the_engine_reason() {
-        let err = inspect_rule("---\npaths: [\n---\nx\n", &ClaudeSource).unwrap_err();
+        let err = inspect_rule("---\npaths: [\n---\nx\n", &ClaudeSource::default()).unwrap_err();
         assert_eq!(err.reason, SkipReason::InvalidFrontmatter);
-        let head = inspect_rule("plain text\n", &ClaudeSource).unwrap();
+        let head = inspect_rule("plain text\n", &ClaudeSource::default()).unwrap();
         assert!(matches!(head.scope, HeadScope::Always));
         assert!(!head.frontmatter);
-        let quoted = inspect_rule("---\npaths: [\"**/*.py\"]\n---\nx\n", &ClaudeSource).unwrap();
+        let quoted = inspect_rule(
+            "---\npaths: [\"**/*.py\"]\n---\nx\n",
+            &ClaudeSource::default(),
+        )
+        .unwrap();
         assert!(!quoted.recovered && quoted.warnings.is_empty());
         for unquoted in ["paths: **/*.py", "paths: {a,b}/**", "paths:\n  - **/*.py"] {
-            let head = inspect_rule(&format!("---\n{unquoted}\n---\nx\n"), &ClaudeSource).unwrap();
+            let head = inspect_rule(
+                &format!("---\n{unquoted}\n---\nx\n"),
+                &ClaudeSource::default(),
+            )
+            .unwrap();
             assert!(head.recovered, "{unquoted}: {:?}", head.warnings);
         }
     }
