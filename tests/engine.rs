@@ -603,24 +603,34 @@ fn a_fixed_rule_file_is_judged_again() {
 /// A second, minimal convention: AGENTS.md everywhere, Cursor-style `.mdc`
 /// rules with `globs:` and `alwaysApply:`.
 #[derive(Debug)]
-struct AgentsAndCursor;
+struct AgentsAndCursor {
+    files: Vec<String>,
+    rule_dirs: Vec<RuleDir>,
+    scope_keys: Vec<String>,
+}
+
+impl AgentsAndCursor {
+    fn new() -> Self {
+        AgentsAndCursor {
+            files: vec!["AGENTS.md".to_owned()],
+            rule_dirs: vec![RuleDir::new(".cursor/rules", ".mdc", true)],
+            scope_keys: vec!["globs".to_owned()],
+        }
+    }
+}
 
 impl RuleSource for AgentsAndCursor {
     fn name(&self) -> &str {
         "agents+cursor"
     }
-    fn files(&self) -> &[&str] {
-        &["AGENTS.md"]
+    fn files(&self) -> &[String] {
+        &self.files
     }
     fn rule_dirs(&self) -> &[RuleDir] {
-        &[RuleDir {
-            path: ".cursor/rules",
-            suffix: ".mdc",
-            recursive: true,
-        }]
+        &self.rule_dirs
     }
-    fn scope_keys(&self) -> &[&str] {
-        &["globs"]
+    fn scope_keys(&self) -> &[String] {
+        &self.scope_keys
     }
     fn scope(&self, frontmatter: &Frontmatter) -> ScopeSpec {
         if !frontmatter.is_present() {
@@ -654,7 +664,7 @@ fn a_second_rule_source_plugs_in() {
             "---\ndescription: by hand\n---\nm\n",
         ),
     ]);
-    let engine = fixture.engine().with_source(AgentsAndCursor);
+    let engine = fixture.engine().with_source(AgentsAndCursor::new());
     let steps = session(&engine, &["src/a.ts"]);
     assert_eq!(
         render(&steps),

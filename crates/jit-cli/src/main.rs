@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 use jit_tools as _;
 
 mod cmd;
+mod conventions;
 mod output;
 mod rules;
 
@@ -40,9 +41,15 @@ enum Command {
     Stats(cmd::stats::Args),
     /// Run as an agent's hook (Claude Code, Codex, Gemini CLI), or install it.
     Hook(cmd::hook::Args),
+    /// Check every rule file: frontmatter, scopes, imports, duplicates and
+    /// reachability, judged as the engine judges them.
+    Lint(cmd::lint::Args),
     /// Replay a recorded agent session: what JIT would have injected, when,
     /// and at what cost, against eager and native loading.
     Replay(cmd::replay::Args),
+    /// Why a rule file does or does not load for a path: the four-step
+    /// checklist, each step with its evidence, and a fix.
+    Why(cmd::why::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +63,8 @@ fn main() -> ExitCode {
         Command::Stats(args) => cmd::stats::run(args),
         Command::Hook(args) => cmd::hook::run(args),
         Command::Replay(args) => cmd::replay::run(args),
+        Command::Why(args) => cmd::why::run(args),
+        Command::Lint(args) => cmd::lint::run(args),
     };
     match result {
         Ok(code) => code,

@@ -108,6 +108,7 @@ mod tests {
             file: file.to_owned(),
             reason,
             detail: detail.to_owned(),
+            source: String::new(),
         }
     }
 

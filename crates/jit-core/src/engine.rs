@@ -18,7 +18,7 @@ use crate::rule::{
     Stamp, Tier, read_rule,
 };
 use crate::scope::{ScopeMatcher, TouchedPathMatcher};
-use crate::source::{ClaudeSource, RuleDir, RuleSource};
+use crate::source::{ClaudeSource, Imports, Precedence, RuleDir, RuleSource};
 
 /// The default cap on one rule file's size: 256 KiB.
 pub const DEFAULT_MAX_RULE_BYTES: u64 = 256 * 1024;
@@ -59,7 +59,7 @@ pub struct Engine {
     /// The project root as given (absolute, lexical), for paths that name it
     /// through a symlink.
     given_root: Utf8PathBuf,
-    sources: Vec<Box<dyn RuleSource>>,
+    sources: Vec<Arc<dyn RuleSource>>,
     max_rule_bytes: u64,
     import_policy: jit_imports::Policy,
 }
@@ -119,9 +119,20 @@ pub struct DiscoveryState {
     /// Lexical root-relative directory → where each directory from the root
     /// down to it really is.
     chains: HashMap<String, Arc<[ChainLevel]>>,
-    /// The user's rule folder (`~/.claude`, canonical), once the startup
-    /// load has seen it: its scoped rules are judged on every touch too.
-    pub(crate) user_tier: Option<Arc<str>>,
+    /// The user's rule folders (`~/.claude`, canonical) with the name of
+    /// the source each belongs to, once the startup load has seen them:
+    /// their scoped rules are judged on every touch too.
+    pub(crate) user_tiers: Vec<(String, Arc<str>)>,
+    /// How each file in the context (canonical path) first arrived, for the
+    /// detail of a second arrival: `CLAUDE.md (claude)`, or
+    /// `imported by CLAUDE.md (claude)`.
+    origins: HashMap<String, String>,
+    /// Files in the context only as imports (canonical) → the canonical path
+    /// of the rule whose block carries them.
+    imported_by: HashMap<String, String>,
+    /// Bytes each source loaded from the project in the current startup load,
+    /// against its startup budget.
+    pub(crate) startup_spent: HashMap<String, u64>,
     /// Parsed rule files, and files rejected for good (invalid
     /// frontmatter, too large, binary...), reused while their stamp holds.
     parsed: HashMap<String, (Stamp, Result<Arc<ParsedRule>, Rejection>)>,
@@ -199,7 +210,7 @@ impl DiscoveryState {
 
     /// The loaded set and the user tier, for a [`crate::SessionSnapshot`]:
     /// what must outlive a process (caches need not).
-    pub(crate) fn export(&self) -> (Vec<StoredStamp>, Option<String>) {
+    pub(crate) fn export(&self) -> (Vec<StoredStamp>, Vec<(String, String)>) {
         let mut loaded: Vec<StoredStamp> = self
             .loaded
             .iter()
@@ -210,19 +221,34 @@ impl DiscoveryState {
             })
             .collect();
         loaded.sort_by(|a, b| a.file.cmp(&b.file));
-        (loaded, self.user_tier.as_deref().map(str::to_owned))
+        let tiers = self
+            .user_tiers
+            .iter()
+            .map(|(source, dir)| (source.clone(), dir.to_string()))
+            .collect();
+        (loaded, tiers)
     }
 
-    /// A state with the loaded set and user tier of [`DiscoveryState::export`].
-    pub(crate) fn import(loaded: &[StoredStamp], user_tier: Option<&str>) -> Self {
+    /// A state with the loaded set and user tiers of [`DiscoveryState::export`].
+    /// A tier stored without a source name (an older snapshot) belongs to
+    /// the first source of the engine that has a user level.
+    pub(crate) fn import(loaded: &[StoredStamp], user_tiers: &[(String, String)]) -> Self {
         DiscoveryState {
             loaded: loaded
                 .iter()
                 .map(|s| (s.file.clone(), Stamp::from_stored(s.len, s.modified_ns)))
                 .collect(),
-            user_tier: user_tier.map(Arc::from),
+            user_tiers: user_tiers
+                .iter()
+                .map(|(source, dir)| (source.clone(), Arc::from(dir.as_str())))
+                .collect(),
             ..DiscoveryState::default()
         }
+    }
+
+    /// Records how a file in the context first arrived.
+    fn set_origin(&mut self, real: &str, origin: String) {
+        self.origins.entry(real.to_owned()).or_insert(origin);
     }
 
     /// Forgets what was injected, so rules come back on the next touch (after
@@ -230,11 +256,27 @@ impl DiscoveryState {
     pub fn rearm(&mut self) {
         self.loaded.clear();
         self.scanned.clear();
+        self.origins.clear();
+        self.imported_by.clear();
     }
 
     /// Forgets one loaded rule (its block left the context), so the next touch
     /// of its directory injects it again.
     pub fn forget(&mut self, path: &Utf8Path) {
+        self.origins.remove(path.as_str());
+        self.imported_by.remove(path.as_str());
+        // The files its block carried as imports left with it.
+        let carried: Vec<String> = self
+            .imported_by
+            .iter()
+            .filter(|(_, by)| by.as_str() == path.as_str())
+            .map(|(file, _)| file.clone())
+            .collect();
+        for file in carried {
+            self.imported_by.remove(&file);
+            self.origins.remove(&file);
+            self.loaded.remove(&file);
+        }
         if self.loaded.remove(path.as_str()).is_some() {
             if let Some(dir) = path.parent() {
                 // The directory that held it must be judged again. Rules from
@@ -274,7 +316,7 @@ impl Engine {
         Ok(Engine {
             root: canonical,
             given_root,
-            sources: vec![Box::new(ClaudeSource)],
+            sources: vec![Arc::new(ClaudeSource::default())],
             max_rule_bytes: DEFAULT_MAX_RULE_BYTES,
             import_policy: jit_imports::Policy::default(),
         })
@@ -282,13 +324,31 @@ impl Engine {
 
     /// Adds a rule source after the ones already there.
     pub fn with_source(mut self, source: impl RuleSource + 'static) -> Self {
-        self.sources.push(Box::new(source));
+        self.sources.push(Arc::new(source));
         self
     }
 
-    /// Replaces all rule sources.
-    pub fn with_sources(mut self, sources: Vec<Box<dyn RuleSource>>) -> Self {
-        self.sources = sources;
+    /// Replaces all rule sources, for example with the conventions a
+    /// configuration names ([`crate::source_by_name`]) or the ones a
+    /// repository uses ([`crate::detect_conventions`]). Sources load in
+    /// this order in every directory.
+    ///
+    /// ```
+    /// use jit_core::{Engine, SourceOptions, source_by_name};
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("AGENTS.md"), "Run the tests.\n")?;
+    /// let engine = Engine::new(dir.path())?
+    ///     .with_sources([source_by_name("agents", &SourceOptions::default())?]);
+    /// let mut state = jit_core::DiscoveryState::default();
+    /// let found = engine.discover(&mut state, "a.rs".into(), engine.root());
+    /// assert_eq!(found.loaded[0].source, "agents");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_sources<S>(mut self, sources: impl IntoIterator<Item = S>) -> Self
+    where
+        S: Into<Arc<dyn RuleSource>>,
+    {
+        self.sources = sources.into_iter().map(Into::into).collect();
         self
     }
 
@@ -306,13 +366,18 @@ impl Engine {
         self
     }
 
+    /// The cap on one rule file's size.
+    pub(crate) fn max_rule_bytes(&self) -> u64 {
+        self.max_rule_bytes
+    }
+
     /// The canonical project root.
     pub fn root(&self) -> &Utf8Path {
         &self.root
     }
 
     /// The rule sources, in order.
-    pub fn sources(&self) -> &[Box<dyn RuleSource>] {
+    pub fn sources(&self) -> &[Arc<dyn RuleSource>] {
         &self.sources
     }
 
@@ -383,6 +448,7 @@ impl Engine {
                     "the touched path is outside the project root {}; no rules are discovered for it",
                     self.root
                 ),
+                source: String::new(),
             });
             discovery.elapsed_us = elapsed_us(started);
             return discovery;
@@ -418,6 +484,7 @@ impl Engine {
                         "this directory resolves to {real}, outside the project root {}; its rules are not read",
                         self.root
                     ),
+                    source: String::new(),
                 }),
                 Level::Inside(real) => {
                     if seen_dirs.contains(&&**real) {
@@ -436,7 +503,7 @@ impl Engine {
         }
         // User rules with `paths:` work like project ones: judged against
         // every touched path until they are loaded.
-        if let Some(user) = scan.state.user_tier.clone() {
+        for (name, user) in scan.state.user_tiers.clone() {
             let fresh = scan
                 .state
                 .scanned
@@ -444,11 +511,23 @@ impl Engine {
                 .is_some_and(|record| record_is_fresh(&user, None, record));
             if !fresh {
                 scan.state.scanned.remove(&*user);
-                scan.run_user_tier(&user);
+                if let Some(source) = self.user_source(&name) {
+                    scan.run_user_tier(source, &user);
+                }
             }
         }
         discovery.elapsed_us = elapsed_us(started);
         discovery
+    }
+
+    /// The source a stored user tier belongs to: by name, or for a tier
+    /// stored without one, the first source with a user level.
+    fn user_source(&self, name: &str) -> Option<&dyn RuleSource> {
+        self.sources
+            .iter()
+            .map(AsRef::as_ref)
+            .filter(|s| s.user_level().is_some())
+            .find(|s| name.is_empty() || s.name() == name)
     }
 
     /// The root-relative form of an absolute, normalised path, if it is
@@ -667,12 +746,14 @@ pub(crate) struct DirScan<'a> {
     buffer: String,
     /// The directory being scanned (canonical), empty outside a scan.
     dir: String,
+    /// The source whose candidates are being judged, for skipped rows.
+    pub(crate) source_name: &'a str,
 }
 
 /// Candidate parent folders (`.claude`) already probed in this directory.
 #[derive(Default)]
 struct Probed<'n> {
-    entries: [(&'n str, bool); 4],
+    entries: [(&'n str, bool); 8],
     len: usize,
 }
 
@@ -711,12 +792,17 @@ impl<'a> DirScan<'a> {
             complete: true,
             buffer: String::new(),
             dir: String::new(),
+            source_name: "",
         }
     }
 
-    /// Judges the user tier (`~/.claude/CLAUDE.md`, `~/.claude/rules/`),
-    /// bounded by the user folder, and records it as scanned when complete.
-    pub(crate) fn run_user_tier(&mut self, user: &Arc<str>) {
+    /// Judges one source's user tier (`~/.claude/CLAUDE.md`,
+    /// `~/.claude/rules/`), bounded by the user folder, and records it as
+    /// scanned when complete.
+    pub(crate) fn run_user_tier(&mut self, source: &'a dyn RuleSource, user: &Arc<str>) {
+        let Some(level) = source.user_level() else {
+            return;
+        };
         let dir = Utf8PathBuf::from(&**user);
         // The scan borrows its boundary; the user folder lives in `dir` for
         // the length of this call.
@@ -732,23 +818,14 @@ impl<'a> DirScan<'a> {
             complete: true,
             buffer: String::new(),
             dir: String::new(),
+            source_name: source.name(),
         };
         scan.record.dir = fs::symlink_metadata(&dir).ok().map(|m| Stamp::of(&m));
-        for source in self.engine.sources.iter() {
-            let source = source.as_ref();
-            if source.files().contains(&".claude/CLAUDE.md") {
-                let file = dir.join("CLAUDE.md");
-                match fs::symlink_metadata(&file) {
-                    Ok(meta) => scan.judge(source, &file, meta),
-                    Err(err) if is_absent(&err) => {}
-                    Err(err) => scan.unreadable(&file, &err),
-                }
-            }
-            for rule_dir in source.rule_dirs() {
-                if let Some(rest) = rule_dir.path.strip_prefix(".claude/") {
-                    scan.judge_rule_dir(source, &dir.join(rest), rule_dir);
-                }
-            }
+        let mut probed = Probed::default();
+        let mut winner = None;
+        scan.judge_names(source, &dir, &level.files, &mut probed, &mut winner);
+        for rule_dir in &level.rule_dirs {
+            scan.judge_rule_dir(source, &dir.join(&rule_dir.path), rule_dir);
         }
         if scan.complete && scan.record.dir.is_some() {
             let record = std::mem::take(&mut scan.record);
@@ -777,27 +854,16 @@ impl<'a> DirScan<'a> {
             Ok(stamp) => self.record.dir = Some(stamp),
             Err(_) => self.complete = false,
         }
+        let at_root = dir == self.engine.root;
         let mut probed = Probed::default();
-        for source in self.engine.sources.iter() {
+        let engine = self.engine;
+        for source in engine.sources.iter() {
             let source = source.as_ref();
-            for name in source.files() {
-                if let Some((parent, _)) = name.rsplit_once('/')
-                    && !self.parent_exists(dir, parent, &mut probed)
-                {
-                    continue;
-                }
-                self.set_buffer(dir, name);
-                match fs::symlink_metadata(&self.buffer) {
-                    Ok(meta) => {
-                        let candidate = Utf8PathBuf::from(self.buffer.as_str());
-                        self.judge(source, &candidate, meta);
-                    }
-                    Err(err) if is_absent(&err) => {}
-                    Err(err) => {
-                        let candidate = Utf8PathBuf::from(self.buffer.as_str());
-                        self.unreadable(&candidate, &err);
-                    }
-                }
+            self.source_name = source.name();
+            let mut winner = None;
+            self.judge_names(source, dir, source.files(), &mut probed, &mut winner);
+            if at_root {
+                self.judge_names(source, dir, source.root_files(), &mut probed, &mut winner);
             }
             for rule_dir in source.rule_dirs() {
                 if let Some((parent, _)) = rule_dir.path.rsplit_once('/')
@@ -805,7 +871,69 @@ impl<'a> DirScan<'a> {
                 {
                     continue;
                 }
-                self.judge_rule_dir(source, &dir.join(rule_dir.path), rule_dir);
+                self.judge_rule_dir(source, &dir.join(&rule_dir.path), rule_dir);
+            }
+        }
+        self.source_name = "";
+    }
+
+    /// Judges the candidate `names` of one source in `dir`, in order. Under
+    /// [`Precedence::FirstFound`], `winner` is the first that is a regular
+    /// file, and every later one that exists is skipped as `shadowed`.
+    fn judge_names(
+        &mut self,
+        source: &'a dyn RuleSource,
+        dir: &Utf8Path,
+        names: &'a [String],
+        probed: &mut Probed<'a>,
+        winner: &mut Option<&'a str>,
+    ) {
+        let first_found = source.precedence() == Precedence::FirstFound;
+        for name in names {
+            if let Some((parent, _)) = name.rsplit_once('/')
+                && !self.parent_exists(dir, parent, probed)
+            {
+                continue;
+            }
+            self.set_buffer(dir, name);
+            match fs::symlink_metadata(&self.buffer) {
+                Ok(meta) => {
+                    let candidate = Utf8PathBuf::from(self.buffer.as_str());
+                    let followed = if meta.file_type().is_symlink() {
+                        fs::metadata(&candidate).ok()
+                    } else {
+                        Some(meta.clone())
+                    };
+                    // A folder with a rule folder's name (Cline's
+                    // `.clinerules/`) is that folder, not a broken file.
+                    if followed.as_ref().is_some_and(fs::Metadata::is_dir)
+                        && source.rule_dirs().iter().any(|d| d.path == *name)
+                    {
+                        continue;
+                    }
+                    if first_found {
+                        if let Some(first) = winner {
+                            self.skip(
+                                &candidate,
+                                SkipReason::Shadowed,
+                                &format!(
+                                    "`{first}` in this directory takes precedence over `{name}`, \
+                                     which is not read"
+                                ),
+                            );
+                            continue;
+                        }
+                        if followed.as_ref().is_some_and(fs::Metadata::is_file) {
+                            *winner = Some(name);
+                        }
+                    }
+                    self.judge(source, &candidate, meta);
+                }
+                Err(err) if is_absent(&err) => {}
+                Err(err) => {
+                    let candidate = Utf8PathBuf::from(self.buffer.as_str());
+                    self.unreadable(&candidate, &err);
+                }
             }
         }
     }
@@ -821,7 +949,7 @@ impl<'a> DirScan<'a> {
         let mut visited = HashSet::new();
         self.list_rule_dir(
             folder,
-            rule_dir.suffix,
+            &rule_dir.suffix,
             rule_dir.recursive,
             &mut files,
             &mut visited,
@@ -860,12 +988,7 @@ impl<'a> DirScan<'a> {
 
     /// Probes a candidate's parent folder (`.claude`) once per scan, so a
     /// directory without it costs one probe, not one per candidate inside it.
-    fn parent_exists<'n>(
-        &mut self,
-        dir: &Utf8Path,
-        parent: &'n str,
-        probed: &mut Probed<'n>,
-    ) -> bool {
+    fn parent_exists(&mut self, dir: &Utf8Path, parent: &'a str, probed: &mut Probed<'a>) -> bool {
         if let Some(exists) = probed.get(parent) {
             return exists;
         }
@@ -945,6 +1068,7 @@ impl<'a> DirScan<'a> {
                     detail:
                         "the file name is not UTF-8, so it cannot be matched or shown; rename it"
                             .to_owned(),
+                    source: self.source_name.to_owned(),
                 });
                 continue;
             };
@@ -1006,17 +1130,30 @@ impl<'a> DirScan<'a> {
             (candidate.to_owned(), meta)
         };
         if !meta.is_file() {
-            return self.skip(candidate, SkipReason::Unreadable, "not a regular file");
+            return self.skip(
+                candidate,
+                SkipReason::Unreadable,
+                &format!(
+                    "not a regular file ({}), so it is not read",
+                    crate::open::describe(&meta)
+                ),
+            );
         }
         let stamp = Stamp::of(&meta);
         self.record.stamps.push((real.clone(), stamp));
         let previous = self.state.loaded.get(real.as_str()).copied();
         if previous == Some(stamp) {
-            return self.skip(
-                candidate,
-                SkipReason::AlreadyLoaded,
-                "already in the context and unchanged since it was read",
-            );
+            let here = format!("{} ({})", self.engine.display(candidate), source.name());
+            let detail = match self.state.origins.get(real.as_str()) {
+                // One file, one block: a second arrival (an import, another
+                // convention, a link) names the first.
+                Some(first) if *first != here => format!(
+                    "already in the context and unchanged since it was read: it came in as \
+                     {first}"
+                ),
+                _ => "already in the context and unchanged since it was read".to_owned(),
+            };
+            return self.skip(candidate, SkipReason::AlreadyLoaded, &detail);
         }
 
         let cached = match self.state.parsed.get(real.as_str()) {
@@ -1051,6 +1188,9 @@ impl<'a> DirScan<'a> {
             RuleScope::Manual(why) => {
                 return self.skip(candidate, SkipReason::ManualOnly, why);
             }
+            RuleScope::Excluded(why) => {
+                return self.skip(candidate, SkipReason::ExcludedAgent, why);
+            }
             RuleScope::Paths(compiled) => {
                 let decision = self.matcher.decide(compiled);
                 if !decision.matched {
@@ -1072,7 +1212,7 @@ impl<'a> DirScan<'a> {
         };
 
         let tier = self.tier.map(|tier| {
-            if tier == Tier::Project && candidate.as_str().ends_with(".local.md") {
+            if tier == Tier::Project && source.is_local(candidate) {
                 Tier::Local
             } else {
                 tier
@@ -1082,9 +1222,10 @@ impl<'a> DirScan<'a> {
         let mut warnings = parsed.warnings.clone();
         let mut content = parsed.body.clone();
         let mut includes = Vec::new();
+        let mut imported = Vec::new();
         // Imports are expanded at load time (not cached with the parse), so an
         // imported file edited since is read as it is now.
-        if content.contains('@') {
+        if source.imports() == Imports::At && content.contains('@') {
             let policy = if tier == Some(Tier::User) {
                 self.engine
                     .import_policy
@@ -1112,6 +1253,7 @@ impl<'a> DirScan<'a> {
                 let from = Utf8PathBuf::from_path_buf(record.from.clone())
                     .map(|p| self.engine.display(&p))
                     .unwrap_or_else(|p| p.display().to_string());
+                imported.push((resolved.clone(), from.clone()));
                 includes.push(LoadedRule {
                     file: self.engine.display(&resolved),
                     attribution: Attribution::Include,
@@ -1133,9 +1275,73 @@ impl<'a> DirScan<'a> {
             }
             content = expansion.expanded;
         }
+        if self.startup
+            && matches!(tier, Some(Tier::Project | Tier::Local))
+            && let Some(budget) = source.startup_budget()
+        {
+            let spent = self
+                .state
+                .startup_spent
+                .get(source.name())
+                .copied()
+                .unwrap_or(0);
+            let bytes = content.len() as u64;
+            if spent + bytes > budget {
+                // Not for the startup chain, but for the first touch of its
+                // directory: the directory must be judged again.
+                self.complete = false;
+                return self.skip(
+                    candidate,
+                    SkipReason::TooLargeForBudget,
+                    &format!(
+                        "{bytes} bytes would take the {} startup chain to {} bytes, over its \
+                         budget of {budget}; it loads when a file in its directory is touched",
+                        source.name(),
+                        spent + bytes
+                    ),
+                );
+            }
+            self.state
+                .startup_spent
+                .insert(source.name().to_owned(), spent + bytes);
+        }
+        // The files imported into this block are in the context too: a
+        // convention that names one of them later finds it already loaded.
+        for (resolved, from) in imported {
+            let real_import = fs::canonicalize(&resolved)
+                .ok()
+                .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+                .unwrap_or(resolved);
+            if real_import == real {
+                continue;
+            }
+            let key = real_import.to_string();
+            if self.state.loaded.contains_key(&key) {
+                let ours = self.state.imported_by.get(&key) == Some(&real.to_string());
+                if !ours && let Some(first) = self.state.origins.get(&key) {
+                    // Its text is in the context twice now; say so rather
+                    // than hide it.
+                    warnings.push(format!(
+                        "`{}` is already in the context (it came in as {first}); this block \
+                         inlines its text a second time",
+                        self.engine.display(&real_import)
+                    ));
+                }
+                continue;
+            }
+            if let Ok(meta) = fs::metadata(&real_import) {
+                self.state.loaded.insert(key.clone(), Stamp::of(&meta));
+                self.state
+                    .set_origin(&key, format!("an import in {from} ({})", source.name()));
+                self.state.imported_by.insert(key, real.to_string());
+            }
+        }
         // The including rule's block carries the imported text, so its bytes
         // are the whole block and the bytes of one discovery add up to what
         // was injected.
+        self.state
+            .set_origin(real.as_str(), format!("{file} ({})", source.name()));
+        self.state.imported_by.remove(real.as_str());
         self.state.loaded.insert(real.into_string(), stamp);
         self.out.loaded.push(LoadedRule {
             file,
@@ -1162,6 +1368,7 @@ impl<'a> DirScan<'a> {
             file: self.engine.display(candidate),
             reason,
             detail: detail.to_owned(),
+            source: self.source_name.to_owned(),
         });
     }
 

@@ -21,6 +21,8 @@ pub enum ErrorKind {
     /// A stored session snapshot is of another format version or does not
     /// describe a session.
     InvalidSnapshot,
+    /// A rule convention was asked for by a name no shipped source has.
+    UnknownSource,
 }
 
 impl ErrorKind {
@@ -34,6 +36,7 @@ impl ErrorKind {
             ErrorKind::Io => "io",
             ErrorKind::ChangeSource => "change_source",
             ErrorKind::InvalidSnapshot => "invalid_snapshot",
+            ErrorKind::UnknownSource => "unknown_source",
         }
     }
 }

@@ -36,9 +36,15 @@
 //! What this crate deliberately does not do: guess touched paths from field
 //! names (tools report them through [`AffectedPaths`]), evict loaded rules,
 //! watch files (a changed rule is re-read on the next touch of its
-//! directory), or read anything outside the project root and the user's
-//! `~/.claude`. Git and shell parsing live in plug-in crates (`jit-git`,
-//! `jit-bash`), behind traits declared here.
+//! directory), or read anything outside the project root and each
+//! convention's user folder (`~/.claude`, `~/.codex`, `~/.gemini`). Git and
+//! shell parsing live in plug-in crates (`jit-git`, `jit-bash`), behind
+//! traits declared here.
+//!
+//! Conventions are [`RuleSource`]s: [`source_by_name`] builds a shipped one
+//! (`claude`, `agents`, `gemini`, `cursor`, `copilot`, `cline`) with
+//! [`SourceOptions`], [`detect_conventions`] picks the ones a repository
+//! uses, and [`Engine::with_sources`] runs them.
 #![deny(missing_docs)]
 
 mod audit;
@@ -46,6 +52,8 @@ mod engine;
 mod error;
 mod events;
 mod frontmatter;
+mod index;
+mod lint_support;
 mod manifest;
 mod narrow;
 mod open;
@@ -60,6 +68,7 @@ mod source;
 mod startup;
 mod startup_signals;
 mod stats;
+mod why;
 
 pub use audit::{AuditProblem, AuditReport, audit};
 pub use engine::{
@@ -73,6 +82,10 @@ pub use frontmatter::opens_like_frontmatter;
 pub use frontmatter::{
     Frontmatter, MAX_FRONTMATTER_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, Patterns,
 };
+pub use index::{
+    DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions, find_rule_files,
+};
+pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text};
 pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,
@@ -96,11 +109,19 @@ pub use session::{
     SNAPSHOT_FORMAT, Session, SessionConfig, SessionSnapshot, ToolCall, block_header,
 };
 pub use signals::{ChangeSet, ChangeSource};
-pub use source::{AgentsSource, ClaudeSource, GeminiSource, RuleDir, RuleSource, ScopeSpec};
-pub use startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport, default_managed_path};
+pub use source::{
+    AgentsSource, CONVENTIONS, ClaudeSource, ClineSource, CopilotSource, CursorSource,
+    DEFAULT_AGENTS_BUDGET_BYTES, GeminiSource, Imports, Precedence, RuleDir, RuleSource, ScopeSpec,
+    SourceOptions, UserLevel, all_sources, default_managed_path, source_by_name,
+};
+pub use startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport};
 pub use startup_signals::{Signals, startup_signals};
 pub use stats::{
     DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,
+};
+pub use why::{
+    HeadError, HeadScope, PatternTrace, RuleHead, RuleLocation, Stop, inspect_rule, rule_locations,
+    trace_pattern,
 };
 
 /// Re-exported so plug-in crates can `jit_core::inventory::submit!` without

@@ -109,6 +109,11 @@ pub enum SkipReason {
     /// [`MAX_PATTERN_BYTES`](crate::MAX_PATTERN_BYTES); none of the rule's
     /// patterns is compiled or matched.
     PatternTooLong,
+    /// Another candidate of the same convention takes precedence in this
+    /// directory (`AGENTS.override.md` over `AGENTS.md`).
+    Shadowed,
+    /// The rule excludes the agent that is running (Copilot's `excludeAgent:`).
+    ExcludedAgent,
 }
 
 impl SkipReason {
@@ -129,6 +134,8 @@ impl SkipReason {
             SkipReason::YamlTooComplex => "yaml_too_complex",
             SkipReason::TooManyPatterns => "too_many_patterns",
             SkipReason::PatternTooLong => "pattern_too_long",
+            SkipReason::Shadowed => "shadowed",
+            SkipReason::ExcludedAgent => "excluded_agent",
         }
     }
 }
@@ -188,6 +195,11 @@ pub struct SkippedRule {
     pub reason: SkipReason,
     /// Details a user can act on (the parser's message, the scope tried, ...).
     pub detail: String,
+    /// The rule source convention that named the candidate (`claude`, ...);
+    /// empty, and left out of JSON, for a skip that belongs to no convention
+    /// (a touched path outside the root, say).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
 }
 
 /// Size and modification time: a changed stamp means the file must be re-read.
@@ -231,6 +243,8 @@ pub(crate) struct ParsedRule {
     pub(crate) frontmatter: bool,
     pub(crate) scope: RuleScope,
     pub(crate) warnings: Vec<String>,
+    /// The frontmatter's `description:`, for the rule index.
+    pub(crate) description: Option<String>,
 }
 
 #[derive(Debug)]
@@ -238,6 +252,8 @@ pub(crate) enum RuleScope {
     Always,
     Paths(CompiledScope),
     Manual(String),
+    /// Left out for the running agent, with the reason.
+    Excluded(String),
 }
 
 /// A rule file that cannot be used, with the reason and detail to record.
@@ -315,10 +331,24 @@ pub(crate) fn read_rule(
 
 /// Parses a rule file's text (frontmatter, scope) with the rules of `source`.
 pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRule, Rejection> {
-    let parsed = frontmatter::parse(text, source.scope_keys())
-        .map_err(|err| Rejection::new(err.reason, err.message))?;
+    let keys: Vec<&str> = source.scope_keys().iter().map(String::as_str).collect();
+    let parsed =
+        frontmatter::parse(text, &keys).map_err(|err| Rejection::new(err.reason, err.message))?;
     let mut warnings = parsed.warnings;
-    let scope = match source.scope(&parsed.frontmatter) {
+    let description = crate::source::description(&parsed.frontmatter);
+    let spec = match source.excluded(&parsed.frontmatter) {
+        Some(why) => {
+            return Ok(ParsedRule {
+                frontmatter: parsed.frontmatter.is_present(),
+                body: parsed.body,
+                scope: RuleScope::Excluded(why),
+                warnings,
+                description,
+            });
+        }
+        None => source.scope(&parsed.frontmatter),
+    };
+    let scope = match spec {
         ScopeSpec::Always => RuleScope::Always,
         ScopeSpec::AlwaysWithWarning(warning) => {
             warnings.push(warning);
@@ -328,11 +358,11 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
         ScopeSpec::Invalid(why) => {
             return Err(Rejection::new(SkipReason::InvalidFrontmatter, why));
         }
-        ScopeSpec::Paths(globs) => {
-            check_scope_limits(&globs)?;
-            let compiled = CompiledScope::new(&globs)
-                .map_err(|err| Rejection::new(SkipReason::InvalidFrontmatter, err.to_string()))?;
-            RuleScope::Paths(compiled)
+        ScopeSpec::Paths(globs) => compile_scope(&globs)?,
+        ScopeSpec::PathsWithWarning(globs, warning) => {
+            let compiled = compile_scope(&globs)?;
+            warnings.push(warning);
+            compiled
         }
     };
     Ok(ParsedRule {
@@ -340,7 +370,15 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
         body: parsed.body,
         scope,
         warnings,
+        description,
     })
+}
+
+fn compile_scope(globs: &[String]) -> Result<RuleScope, Rejection> {
+    check_scope_limits(globs)?;
+    let compiled = CompiledScope::new(globs)
+        .map_err(|err| Rejection::new(SkipReason::InvalidFrontmatter, err.to_string()))?;
+    Ok(RuleScope::Paths(compiled))
 }
 
 /// Refuses a scope past [`MAX_SCOPE_PATTERNS`] or with a pattern past
@@ -409,12 +447,12 @@ pub fn __fuzz_parse_rule(bytes: &[u8]) -> FuzzVerdict {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return FuzzVerdict::Skipped(SkipReason::NotUtf8);
     };
-    let source = crate::source::ClaudeSource;
+    let source = crate::source::ClaudeSource::default();
     match parse_rule(text, &source) {
         Err(rejection) => FuzzVerdict::Skipped(rejection.reason),
         Ok(parsed) => match parsed.scope {
             RuleScope::Paths(scope) => FuzzVerdict::Scoped(scope.patterns().to_vec()),
-            RuleScope::Manual(_) => FuzzVerdict::Manual,
+            RuleScope::Manual(_) | RuleScope::Excluded(_) => FuzzVerdict::Manual,
             RuleScope::Always => FuzzVerdict::Unscoped {
                 frontmatter: parsed.frontmatter,
             },

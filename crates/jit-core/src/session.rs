@@ -236,14 +236,26 @@ pub struct SessionSnapshot {
     step: u64,
     #[serde(default)]
     loaded: Vec<StoredStamp>,
+    /// The user folder of an older snapshot, which had one: it belongs to
+    /// the engine's first source with a user level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     user_tier: Option<String>,
+    /// The user folders seen at startup, each with its source's name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    user_tiers: Vec<StoredTier>,
     #[serde(default)]
     manifest: Vec<ManifestEntry>,
     #[serde(default)]
     omitted: BTreeMap<String, u64>,
     #[serde(default)]
     pending_left: Vec<Departure>,
+}
+
+/// A user folder in a [`SessionSnapshot`], with the source it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct StoredTier {
+    source: String,
+    dir: String,
 }
 
 impl SessionSnapshot {
@@ -464,7 +476,15 @@ impl Session {
         session.id = snapshot.id;
         session.channel = channel;
         session.step = snapshot.step;
-        session.state = DiscoveryState::import(&snapshot.loaded, snapshot.user_tier.as_deref());
+        let mut tiers: Vec<(String, String)> = snapshot
+            .user_tiers
+            .into_iter()
+            .map(|t| (t.source, t.dir))
+            .collect();
+        if let Some(dir) = snapshot.user_tier {
+            tiers.insert(0, (String::new(), dir));
+        }
+        session.state = DiscoveryState::import(&snapshot.loaded, &tiers);
         session.manifest = Manifest::from_entries(snapshot.manifest);
         session.omitted = snapshot.omitted.into_iter().collect();
         session.pending_left = snapshot.pending_left;
@@ -474,7 +494,7 @@ impl Session {
     /// What must outlive this process to go on with the session later
     /// ([`Session::restore`]).
     pub fn snapshot(&self) -> SessionSnapshot {
-        let (loaded, user_tier) = self.state.export();
+        let (loaded, tiers) = self.state.export();
         SessionSnapshot {
             format: SNAPSHOT_FORMAT,
             id: self.id.clone(),
@@ -482,7 +502,11 @@ impl Session {
             subagent: self.channel.subagent_id().map(str::to_owned),
             step: self.step,
             loaded,
-            user_tier,
+            user_tier: None,
+            user_tiers: tiers
+                .into_iter()
+                .map(|(source, dir)| StoredTier { source, dir })
+                .collect(),
             manifest: self.manifest.entries().to_vec(),
             omitted: self
                 .omitted
@@ -819,6 +843,7 @@ impl Session {
                     file: rule.file,
                     reason: SkipReason::AlreadyLoaded,
                     detail: "already in the prompt with the same text".to_owned(),
+                    source: rule.source,
                 });
                 continue;
             }
@@ -972,6 +997,7 @@ impl Session {
                     file: rule.file.clone(),
                     reason,
                     detail,
+                    source: rule.source.clone(),
                 });
             }
         }
@@ -1164,6 +1190,7 @@ fn admit_import(
             detail: format!(
                 "imported by {includer}, whose block is already in the prompt with the same text"
             ),
+            source: rule.source,
         }),
         Fate::OverBudget => {
             let reason = SkipReason::TooLargeForBudget;
@@ -1183,6 +1210,7 @@ fn admit_import(
                 ),
                 file: rule.file,
                 reason,
+                source: rule.source,
             });
         }
     }

@@ -8,24 +8,13 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
 use crate::engine::{DirScan, Discovery, DiscoveryState, Engine, Level};
+use crate::index::{IndexEntry, IndexOverflow};
 use crate::paths::normalize;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
 use crate::scope::SignalMatcher;
 use crate::signals::{ChangeSet, ChangeSource};
+use crate::source::default_managed_path;
 use crate::startup_signals::startup_signals;
-
-/// The managed (administrator) rule file of this platform, if it has one.
-pub fn default_managed_path() -> Option<Utf8PathBuf> {
-    if cfg!(target_os = "macos") {
-        Some(Utf8PathBuf::from(
-            "/Library/Application Support/ClaudeCode/CLAUDE.md",
-        ))
-    } else if cfg!(target_os = "linux") {
-        Some(Utf8PathBuf::from("/etc/claude-code/CLAUDE.md"))
-    } else {
-        None
-    }
-}
 
 /// Where a session starts, and where its signals come from.
 ///
@@ -39,11 +28,12 @@ pub fn default_managed_path() -> Option<Utf8PathBuf> {
 pub struct StartupOptions {
     /// The session's working directory (absolute, or relative to the root).
     pub cwd: Utf8PathBuf,
-    /// The home directory whose `.claude/` holds user rules; `None` skips the
-    /// user tier.
+    /// The home directory under which each source's user level lives
+    /// (`.claude/`, `.codex/`); `None` skips the user tier.
     pub home: Option<Utf8PathBuf>,
-    /// The managed rule file; `None` skips the managed tier. Defaults to
-    /// [`default_managed_path`].
+    /// The managed rule file, judged with the first source that has a
+    /// managed tier (in its place); `None` skips the managed tier. Defaults
+    /// to [`default_managed_path`].
     pub managed: Option<Utf8PathBuf>,
     /// Where changed files come from (git, through `jit-git`); `None` means
     /// the cwd marker is the only signal.
@@ -52,6 +42,9 @@ pub struct StartupOptions {
     /// [`DEFAULT_CHANGE_DEADLINE`]). Past it the startup load goes on with
     /// the cwd marker only, and says so (`git_timeout`).
     pub change_deadline: Duration,
+    /// The byte bound of the rule index, or `None` (the default) for no
+    /// index. See [`StartupOptions::with_index`].
+    pub index_bytes: Option<usize>,
 }
 
 /// How long the startup load waits for changed files: 2 s. A status of a
@@ -68,6 +61,7 @@ impl std::fmt::Debug for StartupOptions {
             .field("managed", &self.managed)
             .field("changes", &self.changes.as_ref().map(|_| "<change source>"))
             .field("change_deadline", &self.change_deadline)
+            .field("index_bytes", &self.index_bytes)
             .finish()
     }
 }
@@ -82,7 +76,15 @@ impl StartupOptions {
             managed: default_managed_path(),
             changes: None,
             change_deadline: DEFAULT_CHANGE_DEADLINE,
+            index_bytes: None,
         }
+    }
+
+    /// Builds the rule index ([`StartupReport::index`]) bounded to `bytes`
+    /// (the default bound is [`crate::DEFAULT_INDEX_BYTES`], 2 KiB).
+    pub fn with_index(mut self, bytes: usize) -> Self {
+        self.index_bytes = Some(bytes);
+        self
     }
 
     /// Sets how long the change source may take.
@@ -125,6 +127,15 @@ pub struct StartupReport {
     pub diagnostics: Vec<String>,
     /// Wall time in microseconds.
     pub elapsed_us: u64,
+    /// The rule index: rules that exist in the project but were not loaded,
+    /// in a compact form (file, convention, scope or description, size),
+    /// within [`StartupOptions::index_bytes`]. Empty unless asked for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub index: Vec<IndexEntry>,
+    /// The rules left out of the index past its byte bound, counted per
+    /// directory.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub index_overflow: Vec<IndexOverflow>,
 }
 
 impl Engine {
@@ -174,30 +185,53 @@ impl Engine {
         let matcher = SignalMatcher::new(&signals);
         let mut out = Discovery::default();
 
-        // Managed, then user: outside the project, each bounded by its own folder.
-        if let Some(managed) = &options.managed
-            && let Ok(meta) = fs::symlink_metadata(managed)
-            && let Some(boundary) = managed.parent().and_then(canonical)
-            && let Some(source) = self.sources().first()
-        {
-            let mut scan = DirScan::new(self, state, &matcher, &mut out);
-            scan.boundary = &boundary;
-            scan.startup = true;
-            scan.tier = Some(Tier::Managed);
-            scan.judge(source.as_ref(), managed, meta);
+        state.startup_spent.clear();
+        // Managed, then user: outside the project, each bounded by its own
+        // folder. The options' managed file stands in for the managed files
+        // of the first source that has any.
+        let mut managed_given = false;
+        for source in self.sources() {
+            let source = source.as_ref();
+            if source.managed_files().is_empty() {
+                continue;
+            }
+            let files: Vec<Utf8PathBuf> = if managed_given {
+                source.managed_files().to_vec()
+            } else {
+                managed_given = true;
+                options.managed.iter().cloned().collect()
+            };
+            for managed in &files {
+                if let Ok(meta) = fs::symlink_metadata(managed)
+                    && let Some(boundary) = managed.parent().and_then(canonical)
+                {
+                    let mut scan = DirScan::new(self, state, &matcher, &mut out);
+                    scan.boundary = &boundary;
+                    scan.startup = true;
+                    scan.tier = Some(Tier::Managed);
+                    scan.source_name = source.name();
+                    scan.judge(source, managed, meta);
+                }
+            }
         }
-        // `~/.claude` is often a link into a dotfiles repository: its real
-        // location is the boundary.
-        if let Some(user) = options
-            .home
-            .as_ref()
-            .and_then(|home| canonical(&home.join(".claude")))
-        {
+        // A user folder (`~/.claude`) is often a link into a dotfiles
+        // repository: its real location is the boundary.
+        for source in self.sources() {
+            let source = source.as_ref();
+            let Some(user) = options.home.as_ref().and_then(|home| {
+                let level = source.user_level()?;
+                canonical(&home.join(&level.dir))
+            }) else {
+                continue;
+            };
             let user: Arc<str> = Arc::from(user.as_str());
-            state.user_tier = Some(Arc::clone(&user));
+            let entry = (source.name().to_owned(), Arc::clone(&user));
+            if !state.user_tiers.contains(&entry) {
+                state.user_tiers.push(entry);
+            }
             let mut scan = DirScan::new(self, state, &matcher, &mut out);
             scan.startup = true;
-            scan.run_user_tier(&user);
+            scan.run_user_tier(source, &user);
         }
 
         // The project: each directory from the root down to the cwd.
@@ -212,6 +246,7 @@ impl Engine {
                     file: level.lex.to_string(),
                     reason: crate::SkipReason::OutsideRoot,
                     detail: format!("this directory resolves to {real}, outside the project root"),
+                    source: String::new(),
                 }),
                 Level::Missing => break,
             }
@@ -219,6 +254,11 @@ impl Engine {
 
         report.loaded = out.loaded;
         report.skipped = out.skipped;
+        if let Some(bytes) = options.index_bytes {
+            let index = crate::index::build(self, state, &report, bytes);
+            report.index = index.entries;
+            report.index_overflow = index.overflow;
+        }
         report.elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         report
     }

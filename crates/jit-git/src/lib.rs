@@ -28,10 +28,12 @@
 mod error;
 mod staged;
 mod status;
+mod tracked;
 
 pub use error::{Error, ErrorKind};
 pub use jit_core::{Signals, narrow_to_cwd};
 pub use status::{GitChanges, changed_files};
+pub use tracked::TrackedFiles;
 
 /// The startup signals for a session in `cwd` of the project at `root`, with
 /// `source` (usually [`GitChanges`]) for the changed files: the cwd marker

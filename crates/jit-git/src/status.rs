@@ -73,7 +73,7 @@ impl GitChanges {
         Ok(relative_to_prefix(paths, &prefix))
     }
 
-    fn open(&self, root: &Path) -> Result<gix::Repository, Error> {
+    pub(crate) fn open(&self, root: &Path) -> Result<gix::Repository, Error> {
         let open_options = if self.repository_config_only {
             gix::open::Options::isolated()
         } else {
@@ -132,7 +132,7 @@ pub fn changed_files(root: &Path) -> Result<ChangeSet, Error> {
 
 /// The path of `root` inside the worktree, as `/`-separated bytes without a
 /// trailing `/` (empty at the worktree root itself).
-fn worktree_prefix(repo: &gix::Repository, root: &Path) -> Result<BString, Error> {
+pub(crate) fn worktree_prefix(repo: &gix::Repository, root: &Path) -> Result<BString, Error> {
     let Some(workdir) = repo.workdir() else {
         return Err(Error::new(
             ErrorKind::NoWorktree,
@@ -363,7 +363,7 @@ fn relative_to_prefix(changed: Changed, prefix: &[u8]) -> ChangeSet {
 }
 
 /// gix's error with its causes, on one line.
-fn describe(err: &gix::Error) -> String {
+pub(crate) fn describe(err: &gix::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in err.iter_errors() {
         let text = cause.to_string();

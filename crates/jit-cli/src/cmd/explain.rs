@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use camino::Utf8PathBuf;
 use jit_core::{
-    Discovery, Engine, LoadedRule, Session, SessionConfig, SkipReason, SkippedRule, StartupReport,
-    Tier,
+    Discovery, LoadedRule, Session, SessionConfig, SkipReason, SkippedRule, StartupReport, Tier,
 };
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
 use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd, signals};
+use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
 use crate::rules::skipped_rows;
 
@@ -49,6 +49,8 @@ pub struct Args {
     /// directory, or absolute; an empty one is a usage error).
     #[arg(value_name = "PATH", required = true, value_parser = non_empty_path)]
     paths: Vec<PathBuf>,
+    #[command(flatten)]
+    conventions: ConventionsArg,
 }
 
 /// The `--json` document: the startup load (unless `--no-startup`), then
@@ -67,7 +69,8 @@ struct Report {
 /// The tables escape control characters in everything the repository names
 /// (files, signals, details, warnings); the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let engine = Arc::new(Engine::new(&args.root)?);
+    let (engine, conventions) = crate::conventions::engine(&args.root, &args.conventions)?;
+    let engine = Arc::new(engine);
     let cwd = current_dir()?;
     let mut config = SessionConfig::new();
     if let Some(events) = args.events {
@@ -88,6 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => session_cwd(&cwd, session.engine().root()),
         };
         let (options, warning) = options(session_cwd, args.managed)?;
+        let options = options.with_index(conventions.index_bytes);
         warnings.extend(warning);
         Some(session.startup(&options))
     };
@@ -148,6 +152,7 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         for diagnostic in &startup.diagnostics {
             writeln!(out, "  note: {}", escape(diagnostic))?;
         }
+        crate::cmd::startup::write_index(out, startup, "  ")?;
         seen.record(&startup.loaded, &startup.skipped, "startup");
     }
     for (i, step) in report.steps.iter().enumerate() {

@@ -6,10 +6,12 @@ pub mod bash;
 pub mod explain;
 pub mod hook;
 pub mod imports;
+pub mod lint;
 pub mod paths;
 pub mod replay;
 pub mod startup;
 pub mod stats;
+pub mod why;
 
 /// The clap value parser of every path argument: an empty one is a usage
 /// error (exit 2), not a path that is looked up and found missing.

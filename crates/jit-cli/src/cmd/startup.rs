@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_core::{DiscoveryState, Engine, StartupOptions, StartupReport};
+use jit_core::{DiscoveryState, StartupOptions, StartupReport};
 
 use crate::cmd::non_empty_path;
+use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
 use crate::rules::skipped_rows;
 
@@ -32,6 +33,8 @@ pub struct Args {
     /// managed rules, with a warning on stderr.
     #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
     managed: Option<PathBuf>,
+    #[command(flatten)]
+    conventions: ConventionsArg,
 }
 
 /// The startup options the command line uses: `$HOME` for user rules, git
@@ -161,12 +164,13 @@ pub fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
 /// The table escapes control characters in everything the repository
 /// names (files, signals, details); the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let engine = Engine::new(&args.root)?;
+    let (engine, conventions) = crate::conventions::engine(&args.root, &args.conventions)?;
     let cwd = match args.cwd {
         Some(dir) => given_cwd(dir)?,
         None => session_cwd(&current_dir()?, engine.root()),
     };
     let (options, warning) = options(cwd, args.managed)?;
+    let options = options.with_index(conventions.index_bytes);
     if let Some(warning) = warning {
         output::stderr_line(format_args!("jit: warning: {}", escape(&warning)))?;
     }
@@ -211,6 +215,43 @@ fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result
     }
     for diagnostic in &report.diagnostics {
         writeln!(out, "  note: {}", escape(diagnostic))?;
+    }
+    write_index(out, report, "")
+}
+
+/// The rule index of a startup report: one line per rule that exists but
+/// was not loaded, then the count of those left out per directory.
+pub fn write_index(
+    out: &mut impl Write,
+    report: &StartupReport,
+    indent: &str,
+) -> std::io::Result<()> {
+    if report.index.is_empty() && report.index_overflow.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "{indent}index (rules not loaded, found on demand):")?;
+    for entry in &report.index {
+        let what = match (&entry.description, entry.scope.is_empty()) {
+            (Some(description), _) => format!("\"{}\"", escape(description)),
+            (None, false) => escape(&entry.scope.join(", ")).into_owned(),
+            (None, true) => "(unscoped)".to_owned(),
+        };
+        writeln!(
+            out,
+            "{indent}  {:<8} {}  {}  ({} B)",
+            entry.source,
+            escape(&entry.file),
+            what,
+            entry.bytes
+        )?;
+    }
+    for overflow in &report.index_overflow {
+        writeln!(
+            out,
+            "{indent}  ... {} more in {}",
+            overflow.count,
+            escape(&overflow.dir)
+        )?;
     }
     Ok(())
 }

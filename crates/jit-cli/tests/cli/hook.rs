@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// A fixture project (a git repository with rules at several levels) and
 /// temporary `HOME` and state directories.
@@ -28,6 +28,9 @@ fn git(dir: &Path, args: &[&str]) {
         .unwrap();
     assert!(status.success());
 }
+
+/// The first words of the rule index's heading line.
+const INDEX_HEADING: &str = "Rules not loaded yet";
 
 impl Env {
     fn new() -> Env {
@@ -81,8 +84,17 @@ impl Env {
     /// Runs `jit hook --agent AGENT` as the agent does: Claude Code names
     /// the project in `CLAUDE_PROJECT_DIR`; Codex and Gemini (without
     /// `GEMINI_PROJECT_DIR`) leave it to the git root above the cwd.
+    ///
+    /// The conventions are pinned to the agent's own plus Claude's, so
+    /// these tests keep to what each agent is given; what the hook finds in
+    /// a mixed repository by itself is tested on its own.
     fn agent_hook(&self, agent: &str, payload: &str) -> Run {
-        let mut cmd = self.command(&["--agent", agent]);
+        let conventions = match agent {
+            "codex" => "claude,agents",
+            "gemini" => "claude,gemini",
+            _ => "claude",
+        };
+        let mut cmd = self.command(&["--agent", agent, "--conventions", conventions]);
         if agent == "claude-code" {
             cmd.env("CLAUDE_PROJECT_DIR", &self.root);
         }
@@ -178,6 +190,7 @@ impl Run {
         let text = specific["additionalContext"].as_str().unwrap();
         text.lines()
             .filter_map(|l| l.strip_prefix("[jit-context] "))
+            .filter(|l| !l.starts_with(INDEX_HEADING))
             .map(|l| l.split(' ').next().unwrap().to_owned())
             .collect()
     }
@@ -412,7 +425,14 @@ fn what_claude_reads_itself_is_never_injected_afterwards() {
 fn with_native_ignore_a_read_injects() {
     let env = Env::new();
     let read = tool("s", "Read", r#"{"file_path":"$ROOT/src/api/handler.ts"}"#);
-    let mut cmd = env.command(&["--agent", "claude-code", "--native", "ignore"]);
+    let mut cmd = env.command(&[
+        "--agent",
+        "claude-code",
+        "--native",
+        "ignore",
+        "--conventions",
+        "claude",
+    ]);
     cmd.env("CLAUDE_PROJECT_DIR", &env.root);
     let run = env.run(
         cmd,
@@ -634,7 +654,14 @@ fn the_output_budget_cuts_whole_rules_into_summaries() {
     );
     // A smaller budget on the command line binds too.
     let env = Env::new();
-    let mut cmd = env.command(&["--agent", "claude-code", "--budget", "150"]);
+    let mut cmd = env.command(&[
+        "--agent",
+        "claude-code",
+        "--budget",
+        "150",
+        "--conventions",
+        "claude",
+    ]);
     cmd.env("CLAUDE_PROJECT_DIR", &env.root);
     let run = env.run(
         cmd,
@@ -675,7 +702,7 @@ fn sixteen_parallel_hooks_inject_a_shared_rule_exactly_once() {
     let env = Env::new();
     let children: Vec<_> = (0..16)
         .map(|i| {
-            let mut cmd = env.command(&["--agent", "claude-code"]);
+            let mut cmd = env.command(&["--agent", "claude-code", "--conventions", "claude"]);
             cmd.env("CLAUDE_PROJECT_DIR", &env.root);
             let mut child = cmd.spawn().unwrap();
             let payload = write("par", &format!("src/ui/F{i}.tsx"))
@@ -880,4 +907,94 @@ fn the_hook_log_is_rotated_past_its_cap() {
     fs::write(env.state.join("hook.log"), "x".repeat(1024 * 1024)).unwrap();
     env.hook_bytes(&[], b"not json");
     assert!(!env.state.join("hook.log.1").exists());
+}
+
+/// Runs `jit hook --agent claude-code` with no `--conventions`, as an
+/// installed hook does.
+fn claude_code_as_installed(env: &Env, payload: &str) -> Run {
+    let mut cmd = env.command(&["--agent", "claude-code"]);
+    cmd.env("CLAUDE_PROJECT_DIR", &env.root);
+    env.run(
+        cmd,
+        payload
+            .replace("$ROOT", env.root.to_str().unwrap())
+            .as_bytes(),
+    )
+}
+
+#[test]
+fn in_a_mixed_repository_every_convention_found_is_used_and_remembered() {
+    let env = Env::new();
+    let run = claude_code_as_installed(&env, &start("s", "startup"));
+    // Claude Code reads CLAUDE.md itself; the root AGENTS.md and GEMINI.md
+    // are what it would miss.
+    assert_eq!(run.injected("SessionStart"), ["AGENTS.md", "GEMINI.md"]);
+    let state: Value =
+        serde_json::from_str(&fs::read_to_string(env.state_file("claude-code", "s")).unwrap())
+            .unwrap();
+    assert_eq!(state["conventions"], json!(["claude", "agents", "gemini"]));
+    // A nested AGENTS.md comes just in time, which Codex itself lacks.
+    let run = claude_code_as_installed(&env, &write("s", "src/db/new.sql"));
+    assert_eq!(
+        run.injected("PostToolUse"),
+        [
+            ".claude/rules/sql.md",
+            "src/db/CLAUDE.md",
+            "src/db/AGENTS.md"
+        ]
+    );
+    // A convention's files appearing mid-session are not looked for again
+    // until the context restarts.
+    fs::create_dir_all(env.root.join(".cursor/rules")).unwrap();
+    fs::write(
+        env.root.join(".cursor/rules/api.mdc"),
+        "---\nglobs: src/api/**\n---\nCursor: api.\n",
+    )
+    .unwrap();
+    let run = claude_code_as_installed(&env, &write("s", "src/api/x.ts"));
+    assert_eq!(run.injected("PostToolUse"), ["src/api/CLAUDE.md"]);
+    let run = claude_code_as_installed(&env, &start("s", "clear"));
+    assert!(
+        run.context()
+            .contains(".cursor/rules/api.mdc (cursor): src/api/**"),
+        "{}",
+        run.context()
+    );
+}
+
+#[test]
+fn session_start_brings_the_rule_index() {
+    let env = Env::new();
+    let run = env.agent_hook("claude-code", &start("s", "startup"));
+    let context = run.context();
+    assert!(
+        context.starts_with("[jit-context] Rules not loaded yet"),
+        "{context}"
+    );
+    for line in [
+        "- .claude/rules/sql.md (claude): **/*.sql",
+        "- .claude/rules/ui.md (claude): src/ui/**/*.tsx",
+        "- src/db/CLAUDE.md (claude): unscoped",
+    ] {
+        assert!(context.lines().any(|l| l == line), "{line}: {context}");
+    }
+    // Only at a start: a tool call brings rules, not the index.
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/Footer.tsx"));
+    assert!(!run.context().contains("Rules not loaded yet"));
+}
+
+#[test]
+fn jit_toml_chooses_the_conventions_and_a_broken_one_never_disturbs_the_call() {
+    let env = Env::new();
+    fs::write(env.root.join("jit.toml"), "conventions = [\"agents\"]\n").unwrap();
+    let run = claude_code_as_installed(&env, &start("s", "startup"));
+    assert_eq!(run.injected("SessionStart"), ["AGENTS.md"]);
+    let run = claude_code_as_installed(&env, &write("s", "src/db/x.sql"));
+    assert_eq!(run.injected("PostToolUse"), ["src/db/AGENTS.md"]);
+
+    fs::write(env.root.join("jit.toml"), "conventions = [\"windsurf\"]\n").unwrap();
+    let run = claude_code_as_installed(&env, &start("t", "startup"));
+    assert_eq!(run.code, 0);
+    assert_eq!(run.injected("SessionStart"), ["AGENTS.md", "GEMINI.md"]);
+    assert!(env.log().contains("windsurf"), "{}", env.log());
 }

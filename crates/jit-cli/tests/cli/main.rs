@@ -12,10 +12,12 @@ mod explain;
 mod hook;
 mod hook_install;
 mod imports;
+mod lint;
 mod paths;
 mod replay;
 mod startup;
 mod stats;
+mod why;
 
 /// Runs the built `jit` binary with `args` and returns (exit code, stdout, stderr).
 pub fn jit(args: &[&str]) -> (i32, String, String) {

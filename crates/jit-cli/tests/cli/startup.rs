@@ -386,3 +386,184 @@ fn the_git_deadline_is_set_by_the_environment_and_a_fifo_head_never_hangs() {
         "{err}"
     );
 }
+
+/// A repository mixing every convention: a `CLAUDE.md` importing the root
+/// `AGENTS.md`, Cursor rules scoped, always-on and description-only, and
+/// Copilot instructions, one of them with three comma-separated globs.
+fn mixed_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, text) in [
+        ("CLAUDE.md", "Claude: read the shared rules.\n@AGENTS.md\n"),
+        ("AGENTS.md", "Shared: every change comes with a test.\n"),
+        ("src/api/AGENTS.md", "API: validate input.\n"),
+        (
+            ".cursor/rules/ts.mdc",
+            "---\nglobs: src/**/*.ts\nalwaysApply: false\n---\nTypeScript: strict mode.\n",
+        ),
+        (
+            ".cursor/rules/style.mdc",
+            "---\nalwaysApply: \"true\"\n---\nStyle: two spaces.\n",
+        ),
+        (
+            ".cursor/rules/release.mdc",
+            "---\ndescription: How to cut a release\n---\nRelease: tag, then publish.\n",
+        ),
+        (
+            ".github/copilot-instructions.md",
+            "Copilot: prefer small functions.\n",
+        ),
+        (
+            ".github/instructions/api.instructions.md",
+            "---\napplyTo: \"src/api/**,**/*.sql,docs/api/*.md\"\n---\nAPI docs stay in sync.\n",
+        ),
+        ("src/api/handler.ts", "x\n"),
+    ] {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_mixed_repository_loads_each_file_once_and_indexes_the_rest() {
+    let dir = mixed_repo();
+    let root = dir.path().canonicalize().unwrap();
+    let doc = run_from(&root, &root, &[]);
+    let loaded: Vec<(&str, &str)> = doc["loaded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["file"].as_str().unwrap(), r["source"].as_str().unwrap()))
+        .collect();
+    assert!(loaded.contains(&("CLAUDE.md", "claude")), "{loaded:?}");
+    assert!(
+        loaded.contains(&(".cursor/rules/style.mdc", "cursor")),
+        "{loaded:?}"
+    );
+    assert!(
+        loaded.contains(&(".github/copilot-instructions.md", "copilot")),
+        "{loaded:?}"
+    );
+    // AGENTS.md came in inside CLAUDE.md: its own arrival is a skip that
+    // names the first one and its source.
+    let agents = doc["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["file"] == "AGENTS.md" && r["source"] == "agents")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(agents["reason"], "already_loaded");
+    assert!(
+        agents["detail"].as_str().unwrap().contains("CLAUDE.md"),
+        "{agents}"
+    );
+    // What exists but did not load is indexed: scoped, description-only,
+    // and the nested AGENTS.md.
+    let index = doc["index"].as_array().unwrap_or_else(|| panic!("{doc:#}"));
+    let entry = |file: &str| {
+        index
+            .iter()
+            .find(|e| e["file"] == file)
+            .unwrap_or_else(|| panic!("{file} not in {index:#?}"))
+    };
+    assert_eq!(
+        entry(".cursor/rules/ts.mdc")["scope"],
+        serde_json::json!(["src/**/*.ts"])
+    );
+    assert_eq!(entry(".cursor/rules/ts.mdc")["source"], "cursor");
+    let release = entry(".cursor/rules/release.mdc");
+    assert_eq!(release["description"], "How to cut a release");
+    assert_eq!(release["bytes"], 70);
+    assert_eq!(
+        entry(".github/instructions/api.instructions.md")["scope"],
+        serde_json::json!(["src/api/**", "**/*.sql", "docs/api/*.md"])
+    );
+    assert_eq!(entry("src/api/AGENTS.md")["source"], "agents");
+    // A description-only rule is never in the context.
+    assert!(
+        !loaded
+            .iter()
+            .any(|(f, _)| *f == ".cursor/rules/release.mdc")
+    );
+    for e in index {
+        for key in ["file", "source", "scope", "description", "bytes"] {
+            assert!(e.get(key).is_some(), "{key} missing in {e}");
+        }
+    }
+}
+
+#[test]
+fn conventions_come_from_the_flag_then_jit_toml() {
+    let dir = mixed_repo();
+    let root = dir.path().canonicalize().unwrap();
+    let sources = |doc: &serde_json::Value| {
+        let mut s: Vec<String> = doc["loaded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(doc["skipped"].as_array().unwrap())
+            .chain(doc["index"].as_array().into_iter().flatten())
+            .map(|r| r["source"].as_str().unwrap().to_owned())
+            .collect();
+        s.sort();
+        s.dedup();
+        s
+    };
+    assert_eq!(
+        sources(&run_from(&root, &root, &[])),
+        ["agents", "claude", "copilot", "cursor"]
+    );
+    fs::write(root.join("jit.toml"), "conventions = [\"cursor\"]\n").unwrap();
+    assert_eq!(sources(&run_from(&root, &root, &[])), ["cursor"]);
+    assert_eq!(
+        sources(&run_from(&root, &root, &["--conventions", "agents,claude"])),
+        ["agents", "claude"]
+    );
+    let (code, _, err) = jit(&[
+        "startup",
+        "--root",
+        root.to_str().unwrap(),
+        "--conventions",
+        "claude,windsurf",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("windsurf") && err.contains("cline"), "{err}");
+    fs::write(root.join("jit.toml"), "[index]\nmax_bytes = 1\n").unwrap();
+    let doc = run_from(&root, &root, &[]);
+    assert_eq!(doc["index"], serde_json::Value::Null, "{doc:#}");
+    assert!(
+        doc["index_overflow"]
+            .as_array()
+            .is_some_and(|o| !o.is_empty()),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn the_table_prints_the_index() {
+    let dir = mixed_repo();
+    let root = dir.path().canonicalize().unwrap();
+    let (code, out, err) = jit_in(
+        Some(&root),
+        &[
+            "startup",
+            "--root",
+            root.to_str().unwrap(),
+            "--managed",
+            "/nonexistent",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("index (rules not loaded, found on demand):"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.contains(".cursor/rules/release.mdc")
+                && l.contains("\"How to cut a release\"")),
+        "{out}"
+    );
+}

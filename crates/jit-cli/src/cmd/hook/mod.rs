@@ -89,6 +89,8 @@ pub struct Args {
     /// headings and a line saying how to read the rest.
     #[arg(long, value_name = "BYTES")]
     budget: Option<u64>,
+    #[command(flatten)]
+    conventions: crate::conventions::ConventionsArg,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -116,6 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 },
                 native: args.native == NativeChoice::Auto,
                 budget: args.budget,
+                conventions: args.conventions.conventions,
             };
             // A bug must not disturb the agent either: a panic is reported
             // like any failure and the exit status stays 0.

@@ -13,9 +13,15 @@ use super::AgentKind;
 /// it must know to avoid injecting what the agent already has.
 pub fn sources(agent: AgentKind) -> Vec<Box<dyn RuleSource>> {
     match agent {
-        AgentKind::ClaudeCode => vec![Box::new(ClaudeSource)],
-        AgentKind::Codex => vec![Box::new(ClaudeSource), Box::new(AgentsSource)],
-        AgentKind::Gemini => vec![Box::new(ClaudeSource), Box::new(GeminiSource)],
+        AgentKind::ClaudeCode => vec![Box::new(ClaudeSource::default())],
+        AgentKind::Codex => vec![
+            Box::new(ClaudeSource::default()),
+            Box::new(AgentsSource::default()),
+        ],
+        AgentKind::Gemini => vec![
+            Box::new(ClaudeSource::default()),
+            Box::new(GeminiSource::default()),
+        ],
     }
 }
 

@@ -25,6 +25,9 @@ pub struct Options {
     pub native: bool,
     /// The most one output may inject, in bytes (`None`: the agent's default).
     pub budget: Option<u64>,
+    /// The conventions `--conventions` names (`None`: `jit.toml`'s, else
+    /// the ones found in the repository).
+    pub conventions: Option<Vec<String>>,
 }
 
 /// The default cap on one output, per agent: under Claude Code's 10,000
@@ -111,17 +114,33 @@ fn handle_inner(
 
     let cwd = session_cwd(&payload)?;
     let root = project_root(payload.agent, &cwd);
-    let engine = Arc::new(
-        Engine::new(&root)
-            .with_context(|| format!("cannot open the project root {root}"))?
-            .with_sources(native::sources(payload.agent)),
-    );
     let files = ContextFiles::new(
         &dir,
         payload.agent,
         &payload.session_id,
         payload.agent_id.as_deref(),
     );
+    let lock = state::lock(&files)?;
+    let loaded = state::load(&files, &lock)?;
+    let engine =
+        Engine::new(&root).with_context(|| format!("cannot open the project root {root}"))?;
+    // A context's start looks for the conventions afresh; later calls use
+    // what it found.
+    let restarting = matches!(work, Work::Start { keep: false });
+    let known = match &loaded {
+        Loaded::Found(stored) if !restarting && stored.root == engine.root().as_str() => {
+            stored.conventions.clone()
+        }
+        _ => Vec::new(),
+    };
+    let conventions = hook_conventions(
+        payload.agent,
+        engine.root(),
+        options.conventions.as_deref(),
+        &known,
+        outcome,
+    );
+    let engine = Arc::new(engine.with_sources(conventions.sources.iter().cloned()));
     let budget = options
         .budget
         .unwrap_or_else(|| default_budget(payload.agent));
@@ -133,15 +152,23 @@ fn handle_inner(
         config = config.with_native(native::native(payload.agent));
     }
 
-    let lock = state::lock(&files)?;
-    let (mut session, started) = open_session(&files, &lock, &engine, config, &payload, outcome)?;
+    let (mut session, started) = open_session(&files, loaded, &engine, config, &payload, outcome);
     let mut injected = Vec::new();
+    // Context text that is no rule block (the startup rule index).
+    let mut extra: Vec<String> = Vec::new();
     let mut started = started;
     // A context first seen on a tool call or prompt (a sub-agent, or a hook
     // installed mid-session) gets its startup load first, in the same
     // output.
     if !started && matches!(work, Work::Tools(_) | Work::Touch(_)) {
-        injected.push(start(&mut session, &payload, &cwd, budget));
+        injected.push(start(
+            &mut session,
+            &payload,
+            &cwd,
+            budget,
+            conventions.index_bytes,
+            &mut extra,
+        ));
         started = true;
         session.set_step_budget(Some(budget.saturating_sub(context_bytes(&injected))));
     }
@@ -149,7 +176,14 @@ fn handle_inner(
         Work::Start { keep: true } if started => {}
         Work::Start { .. } => {
             session.clear();
-            injected.push(start(&mut session, &payload, &cwd, budget));
+            injected.push(start(
+                &mut session,
+                &payload,
+                &cwd,
+                budget,
+                conventions.index_bytes,
+                &mut extra,
+            ));
             started = true;
         }
         Work::Tools(calls) => {
@@ -193,6 +227,7 @@ fn handle_inner(
         root: engine.root().to_string(),
         started,
         session: session.snapshot(),
+        conventions: conventions.names().into_iter().map(str::to_owned).collect(),
     };
     state::save(&files, &stored, &lock)?;
     drop(lock);
@@ -203,6 +238,7 @@ fn handle_inner(
     let text: Vec<String> = injected
         .iter()
         .map(Injection::context_text)
+        .chain(extra)
         .filter(|t| !t.is_empty())
         .collect();
     if !text.is_empty() {
@@ -334,12 +370,12 @@ fn prompt_paths(prompt: &str, cwd: &Utf8Path) -> Vec<Utf8PathBuf> {
 /// whether its startup load has run.
 fn open_session(
     files: &ContextFiles,
-    lock: &state::Locked,
+    loaded: Loaded,
     engine: &Arc<Engine>,
     config: SessionConfig,
     payload: &Payload,
     outcome: &mut Outcome,
-) -> anyhow::Result<(Session, bool)> {
+) -> (Session, bool) {
     let fresh = |config: SessionConfig| {
         let main = Session::new(Arc::clone(engine), config).with_id(payload.session_id.clone());
         match &payload.agent_id {
@@ -347,14 +383,14 @@ fn open_session(
             None => main,
         }
     };
-    match state::load(files, lock)? {
-        Loaded::Missing => Ok((fresh(config), false)),
+    match loaded {
+        Loaded::Missing => (fresh(config), false),
         Loaded::Unusable(why) => {
             outcome
                 .notes
                 .push(format!("warning: {why}; starting this context afresh"));
             state::set_aside(files);
-            Ok((fresh(config), false))
+            (fresh(config), false)
         }
         Loaded::Found(stored) => {
             if stored.root != engine.root().as_str() || stored.agent != payload.agent.name() {
@@ -366,15 +402,15 @@ fn open_session(
                     payload.agent.name(),
                     engine.root()
                 ));
-                return Ok((fresh(config), false));
+                return (fresh(config), false);
             }
             match Session::restore(Arc::clone(engine), config.clone(), stored.session) {
-                Ok(session) => Ok((session, stored.started)),
+                Ok(session) => (session, stored.started),
                 Err(err) => {
                     outcome
                         .notes
                         .push(format!("warning: {err}; starting this context afresh"));
-                    Ok((fresh(config), false))
+                    (fresh(config), false)
                 }
             }
         }
@@ -385,7 +421,14 @@ fn open_session(
 /// the rest injected. For Codex, which sees nothing below its cwd, the
 /// files git reports changed are discovered too, within what is left of the
 /// budget.
-fn start(session: &mut Session, payload: &Payload, cwd: &Utf8Path, budget: u64) -> Injection {
+fn start(
+    session: &mut Session,
+    payload: &Payload,
+    cwd: &Utf8Path,
+    budget: u64,
+    index_bytes: usize,
+    extra: &mut Vec<String>,
+) -> Injection {
     session.set_step_budget(Some(budget));
     let home = match payload.agent {
         // Claude Code's own user rules live in `~/.claude`; the other agents
@@ -405,6 +448,7 @@ fn start(session: &mut Session, payload: &Payload, cwd: &Utf8Path, budget: u64) 
     if payload.agent != AgentKind::ClaudeCode {
         options = options.with_managed(None);
     }
+    let options = options.with_index(index_bytes);
     let (report, mut injection) = session.startup_injection(&options);
     if payload.agent == AgentKind::Codex {
         let changed: Vec<Utf8PathBuf> = report
@@ -424,7 +468,68 @@ fn start(session: &mut Session, payload: &Payload, cwd: &Utf8Path, budget: u64) 
             injection.events.extend(more.events);
         }
     }
+    // The rule index: what exists but was not loaded, so the model knows
+    // where to look. It goes last, and only when it fits what is left.
+    if let Some(index) = index_text(&report) {
+        let used = context_bytes(std::slice::from_ref(&injection));
+        if used + index.len() as u64 <= budget {
+            extra.push(index);
+        }
+    }
     injection
+}
+
+/// The rule index as context text, or `None` when it is empty.
+fn index_text(report: &jit_core::StartupReport) -> Option<String> {
+    if report.index.is_empty() && report.index_overflow.is_empty() {
+        return None;
+    }
+    let mut text = String::from(
+        "[jit-context] Rules not loaded yet (each loads by itself when a file in its scope is touched; read one to apply it now):",
+    );
+    for entry in &report.index {
+        let what = match (&entry.description, entry.scope.is_empty()) {
+            (Some(description), _) => description.clone(),
+            (None, false) => entry.scope.join(", "),
+            (None, true) => "unscoped".to_owned(),
+        };
+        text.push_str(&format!("\n- {} ({}): {what}", entry.file, entry.source));
+    }
+    for overflow in &report.index_overflow {
+        text.push_str(&format!("\n- {} more in {}", overflow.count, overflow.dir));
+    }
+    Some(text)
+}
+
+/// The conventions of a hook call: `--conventions`, else `jit.toml`'s,
+/// else those recorded at the context's start (`known`), else the ones
+/// found in the repository, with the agent's own added so what it loads
+/// natively is recognised. A bad `jit.toml` must not disturb the call: it
+/// is noted in the log and the conventions are looked for instead.
+fn hook_conventions(
+    agent: AgentKind,
+    root: &Utf8Path,
+    flag: Option<&[String]>,
+    known: &[String],
+    outcome: &mut Outcome,
+) -> crate::conventions::Conventions {
+    let mut conventions = match crate::conventions::resolve_known(root, flag, known) {
+        Ok(conventions) => conventions,
+        Err(err) => {
+            outcome.notes.push(format!(
+                "warning: {err:#}; using the conventions found in the repository"
+            ));
+            crate::conventions::detected(root)
+        }
+    };
+    if conventions.origin == crate::conventions::Origin::Detected {
+        for own in native::sources(agent) {
+            if !conventions.sources.iter().any(|s| s.name() == own.name()) {
+                conventions.sources.push(Arc::from(own));
+            }
+        }
+    }
+    conventions
 }
 
 /// Writes the output and the log lines of one call. Nothing here may fail

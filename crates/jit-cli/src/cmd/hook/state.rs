@@ -112,6 +112,11 @@ pub struct StoredState {
     pub started: bool,
     /// The session.
     pub session: SessionSnapshot,
+    /// The conventions found in the repository at the context's start,
+    /// kept so later calls need not look for them again (empty: not
+    /// recorded, look again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conventions: Vec<String>,
 }
 
 /// An exclusive hold on one agent context's state; released on drop.

@@ -50,6 +50,8 @@ pub struct Args {
     /// demo, `examples/demo/session.jsonl`, on `examples/demo`).
     #[arg(value_name = "TRANSCRIPT", value_parser = non_empty_path)]
     transcripts: Vec<PathBuf>,
+    #[command(flatten)]
+    conventions: crate::conventions::ConventionsArg,
 }
 
 fn parse_map(value: &str) -> Result<(Utf8PathBuf, Utf8PathBuf), String> {
@@ -125,6 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             maps,
             events: events.clone(),
             startup: !args.no_startup,
+            conventions: args.conventions.conventions.clone(),
         };
         let report = replay(&trace, &options)
             .with_context(|| format!("cannot replay {path} on {}", options.root))?;

@@ -26,6 +26,9 @@ pub struct Options {
     pub events: Option<Utf8PathBuf>,
     /// Whether the startup load runs first (the unconditional rules).
     pub startup: bool,
+    /// The conventions `--conventions` names (`None`: `jit.toml`'s, else
+    /// the ones found in the checkout, with the agent's own).
+    pub conventions: Option<Vec<String>>,
 }
 
 /// The `--json` document.
@@ -198,7 +201,17 @@ fn sources(format: Option<Format>) -> Vec<Box<dyn RuleSource>> {
 
 /// Replays `trace` on `options.root`.
 pub fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay> {
-    let engine = Arc::new(Engine::new(&options.root)?.with_sources(sources(trace.format)));
+    let engine = Engine::new(&options.root)?;
+    let mut conventions =
+        crate::conventions::resolve(engine.root(), options.conventions.as_deref())?;
+    if conventions.origin == crate::conventions::Origin::Detected {
+        for own in sources(trace.format) {
+            if !conventions.sources.iter().any(|s| s.name() == own.name()) {
+                conventions.sources.push(Arc::from(own));
+            }
+        }
+    }
+    let engine = Arc::new(engine.with_sources(conventions.sources));
     let root = engine.root().to_owned();
     let registry = Arc::new(Registry::from_inventory());
     let mut config = SessionConfig::new().with_registry(Arc::clone(&registry));
@@ -613,7 +626,7 @@ fn eager(engine: &Engine) -> (u64, u64, Vec<String>) {
                 }
             }
             for rule_dir in source.rule_dirs() {
-                let mut folders = vec![dir.join(rule_dir.path)];
+                let mut folders = vec![dir.join(&rule_dir.path)];
                 while let Some(folder) = folders.pop() {
                     let Ok(entries) = folder.read_dir_utf8() else {
                         continue;
@@ -624,7 +637,7 @@ fn eager(engine: &Engine) -> (u64, u64, Vec<String>) {
                         };
                         if kind.is_dir() && rule_dir.recursive {
                             folders.push(entry.path().to_owned());
-                        } else if kind.is_file() && entry.file_name().ends_with(rule_dir.suffix) {
+                        } else if kind.is_file() && entry.file_name().ends_with(&rule_dir.suffix) {
                             files.push(engine.display(entry.path()));
                             bytes += eager_bytes(engine, entry.path());
                         }

@@ -1,0 +1,402 @@
+//! Which rule conventions a command uses: `--conventions LIST`, else the `conventions` of the root's `jit.toml`, else every convention whose files exist in the repository.
+//!
+//! `jit.toml` sits at the project root; every key is optional:
+//!
+//! ```toml
+//! # The conventions to use, in this order (default: the ones whose files exist).
+//! conventions = ["claude", "agents", "cursor"]
+//!
+//! [index]
+//! # The byte bound of the startup rule index (default 2048).
+//! max_bytes = 2048
+//!
+//! [agents]
+//! # Names checked after AGENTS.override.md and AGENTS.md in each directory.
+//! fallback_names = ["TEAM_GUIDE.md"]
+//! # The startup chain's byte budget (default 32768, Codex's).
+//! budget_bytes = 32768
+//!
+//! [gemini]
+//! # Replaces GEMINI.md, as Gemini CLI's `context.fileName` does.
+//! names = ["GEMINI.md", "CONTEXT.md"]
+//! ```
+//!
+//! Each convention (`claude`, `agents`, `gemini`, `cursor`, `copilot`,
+//! `cline`) takes a table with `names`, `fallback_names`, `extra_names` and
+//! `budget_bytes`; a convention ignores the keys it has no use for. An
+//! unknown key or convention is an error naming the file, never ignored.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::Arc;
+
+use anyhow::Context;
+use camino::{Utf8Path, Utf8PathBuf};
+use jit_core::{CONVENTIONS, DEFAULT_INDEX_BYTES, RuleSource, SourceOptions};
+use serde::Deserialize;
+
+/// The configuration file's name, at the project root.
+pub const CONFIG_FILE: &str = "jit.toml";
+
+/// The largest `jit.toml` read: far above any real one.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// The `--conventions` flag, shared by every command that finds rules.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ConventionsArg {
+    /// The rule conventions to use, comma-separated, in order: claude,
+    /// agents, gemini, cursor, copilot, cline. Overrides `conventions` in
+    /// the root's jit.toml; without either, every convention whose files
+    /// exist under the root is used.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub conventions: Option<Vec<String>>,
+}
+
+/// Where the list of conventions came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `--conventions`.
+    Flag,
+    /// `conventions` in `jit.toml`.
+    Config,
+    /// The conventions whose files exist in the repository.
+    Detected,
+}
+
+/// The conventions a command runs with, and the options `jit.toml` set.
+#[derive(Debug, Clone)]
+pub struct Conventions {
+    /// The sources, in load order.
+    pub sources: Vec<Arc<dyn RuleSource>>,
+    /// Where their list came from.
+    pub origin: Origin,
+    /// The byte bound of the startup rule index.
+    pub index_bytes: usize,
+}
+
+impl Conventions {
+    /// The names of the sources, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.sources.iter().map(|s| s.name()).collect()
+    }
+}
+
+/// `jit.toml` as written.
+#[derive(Debug, Default)]
+struct Config {
+    conventions: Option<Vec<String>>,
+    index: Option<IndexConfig>,
+    sources: BTreeMap<String, SourceConfig>,
+}
+
+/// The file's top level: the known keys, and every other table (checked
+/// to be a convention's, then read as one).
+#[derive(Debug, Deserialize)]
+struct RawConfig {
+    conventions: Option<Vec<String>>,
+    index: Option<IndexConfig>,
+    #[serde(flatten)]
+    rest: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IndexConfig {
+    max_bytes: Option<usize>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SourceConfig {
+    names: Option<Vec<String>>,
+    #[serde(default)]
+    fallback_names: Vec<String>,
+    #[serde(default)]
+    extra_names: Vec<String>,
+    budget_bytes: Option<u64>,
+}
+
+impl SourceConfig {
+    fn options(&self) -> SourceOptions {
+        let mut options = SourceOptions::default()
+            .with_fallback_names(self.fallback_names.iter().cloned())
+            .with_extra_names(self.extra_names.iter().cloned());
+        if let Some(names) = &self.names {
+            options = options.with_names(names.iter().cloned());
+        }
+        if let Some(bytes) = self.budget_bytes {
+            options = options.with_budget_bytes(bytes);
+        }
+        options
+    }
+}
+
+/// Reads `root/jit.toml` (absent: every default). A file that cannot be
+/// read or parsed, an unknown key or an unknown convention is an error.
+fn read_config(root: &Utf8Path) -> anyhow::Result<Option<(Utf8PathBuf, Config)>> {
+    let path = root.join(CONFIG_FILE);
+    let file = match jit_core::open_regular(path.as_std_path()) {
+        Ok((file, _)) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(anyhow::anyhow!("cannot read {path}: {err}")),
+    };
+    let mut text = String::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {path}"))?;
+    anyhow::ensure!(
+        text.len() as u64 <= MAX_CONFIG_BYTES,
+        "{path} is larger than {MAX_CONFIG_BYTES} bytes"
+    );
+    let raw: RawConfig = toml::from_str(&text).map_err(|err| anyhow::anyhow!("{path}: {err}"))?;
+    let mut sources = BTreeMap::new();
+    for (name, value) in raw.rest {
+        anyhow::ensure!(
+            CONVENTIONS.contains(&name.as_str()),
+            "{path}: unknown key `{name}`; the keys are `conventions`, `[index]` and one table per convention ({})",
+            CONVENTIONS.join(", ")
+        );
+        let source: SourceConfig = value
+            .try_into()
+            .map_err(|err| anyhow::anyhow!("{path}: in [{name}]: {err}"))?;
+        sources.insert(name, source);
+    }
+    Ok(Some((
+        path,
+        Config {
+            conventions: raw.conventions,
+            index: raw.index,
+            sources,
+        },
+    )))
+}
+
+/// The conventions for the project at `root`: `flag` when given, else
+/// `jit.toml`'s `conventions`, else the ones whose files exist (Claude's
+/// when none do). `jit.toml`'s per-convention options apply in every case.
+pub fn resolve(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
+    resolve_known(root, flag, &[])
+}
+
+/// Like [`resolve`], with `known` (when not empty) standing for the
+/// conventions found in the repository: a hook records them at a
+/// context's start and need not walk the repository on every call.
+pub fn resolve_known(
+    root: &Utf8Path,
+    flag: Option<&[String]>,
+    known: &[String],
+) -> anyhow::Result<Conventions> {
+    let config = read_config(root)?;
+    let (path, config) = match config {
+        Some((path, config)) => (Some(path), config),
+        None => (None, Config::default()),
+    };
+    let index_bytes = config
+        .index
+        .as_ref()
+        .and_then(|index| index.max_bytes)
+        .unwrap_or(DEFAULT_INDEX_BYTES);
+    let build = |names: &[String]| -> anyhow::Result<Vec<Arc<dyn RuleSource>>> {
+        let mut sources: Vec<Arc<dyn RuleSource>> = Vec::new();
+        for name in names {
+            let name = name.trim();
+            anyhow::ensure!(!name.is_empty(), "an empty convention name in the list");
+            if sources.iter().any(|s| s.name() == name) {
+                continue;
+            }
+            let options = config
+                .sources
+                .get(name)
+                .map(SourceConfig::options)
+                .unwrap_or_default();
+            sources.push(jit_core::source_by_name(name, &options)?);
+        }
+        anyhow::ensure!(!sources.is_empty(), "the list of conventions is empty");
+        Ok(sources)
+    };
+    if let Some(names) = flag {
+        return Ok(Conventions {
+            sources: build(names).context("--conventions")?,
+            origin: Origin::Flag,
+            index_bytes,
+        });
+    }
+    if let Some(names) = &config.conventions {
+        let sources = build(names).with_context(|| {
+            format!(
+                "`conventions` in {}",
+                path.as_ref().map_or(CONFIG_FILE, |p| p.as_str())
+            )
+        })?;
+        return Ok(Conventions {
+            sources,
+            origin: Origin::Config,
+            index_bytes,
+        });
+    }
+    let detected: Vec<String> = if known.is_empty() {
+        detected_names(root)
+    } else if known == [ALL] {
+        CONVENTIONS.iter().map(|&name| name.to_owned()).collect()
+    } else {
+        known.to_vec()
+    };
+    Ok(Conventions {
+        sources: build(&detected)?,
+        origin: Origin::Detected,
+        index_bytes,
+    })
+}
+
+/// As `known`, stands for every shipped convention.
+const ALL: &str = "*";
+
+/// Like [`resolve`], but with every shipped convention (with `jit.toml`'s
+/// options) where `resolve` would look for the ones present: for a caller
+/// that finds the present ones its own way (`jit lint` walks the whole
+/// repository anyway). The origin is still [`Origin::Detected`] then.
+pub fn resolve_or_all(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
+    resolve_known(root, flag, &[ALL.to_owned()])
+}
+
+fn detected_names(root: &Utf8Path) -> Vec<String> {
+    jit_core::detect_conventions(root)
+        .iter()
+        .map(|s| s.name().to_owned())
+        .collect()
+}
+
+/// The conventions found in the repository, with default options: what
+/// a caller that must not fail falls back on when `jit.toml` is broken.
+pub fn detected(root: &Utf8Path) -> Conventions {
+    Conventions {
+        sources: jit_core::detect_conventions(root),
+        origin: Origin::Detected,
+        index_bytes: DEFAULT_INDEX_BYTES,
+    }
+}
+
+/// The engine for the project at `root` with the conventions `arg`,
+/// `jit.toml` or the repository choose.
+pub fn engine(
+    root: &std::path::Path,
+    arg: &ConventionsArg,
+) -> anyhow::Result<(jit_core::Engine, Conventions)> {
+    let engine = jit_core::Engine::new(root)?;
+    let conventions = resolve(engine.root(), arg.conventions.as_deref())?;
+    let engine = engine.with_sources(conventions.sources.iter().cloned());
+    Ok((engine, conventions))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root_with(config: Option<&str>, files: &[&str]) -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        if let Some(config) = config {
+            std::fs::write(root.join(CONFIG_FILE), config).unwrap();
+        }
+        for file in files {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "rule\n").unwrap();
+        }
+        (dir, root)
+    }
+
+    fn names(c: &Conventions) -> Vec<String> {
+        c.names().into_iter().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn without_flag_or_config_the_conventions_present_are_used() {
+        let (_dir, root) = root_with(None, &["AGENTS.md", ".cursor/rules/ts.mdc"]);
+        let c = resolve(&root, None).unwrap();
+        assert_eq!(
+            (names(&c), c.origin),
+            (
+                vec!["agents".to_owned(), "cursor".to_owned()],
+                Origin::Detected
+            )
+        );
+        assert_eq!(c.index_bytes, DEFAULT_INDEX_BYTES);
+        // Nothing at all: Claude's, the engine's default.
+        let (_dir, empty) = root_with(None, &[]);
+        assert_eq!(names(&resolve(&empty, None).unwrap()), ["claude"]);
+    }
+
+    #[test]
+    fn the_config_names_them_and_the_flag_overrides_it() {
+        let config = "conventions = [\"gemini\", \"claude\"]\n[index]\nmax_bytes = 512\n";
+        let (_dir, root) = root_with(Some(config), &["AGENTS.md"]);
+        let c = resolve(&root, None).unwrap();
+        assert_eq!(
+            (names(&c), c.origin, c.index_bytes),
+            (
+                vec!["gemini".to_owned(), "claude".to_owned()],
+                Origin::Config,
+                512
+            )
+        );
+        let flag = [
+            "copilot".to_owned(),
+            " cline".to_owned(),
+            "copilot".to_owned(),
+        ];
+        let c = resolve(&root, Some(&flag)).unwrap();
+        assert_eq!(
+            (names(&c), c.origin),
+            (vec!["copilot".to_owned(), "cline".to_owned()], Origin::Flag)
+        );
+    }
+
+    #[test]
+    fn per_convention_options_reach_the_source() {
+        let config =
+            "[agents]\nfallback_names = [\"TEAM.md\"]\n[gemini]\nnames = [\"CONTEXT.md\"]\n";
+        let (_dir, root) = root_with(Some(config), &[]);
+        let flag = ["agents".to_owned(), "gemini".to_owned()];
+        let c = resolve(&root, Some(&flag)).unwrap();
+        assert!(c.sources[0].files().iter().any(|f| f == "TEAM.md"));
+        assert_eq!(c.sources[1].files(), ["CONTEXT.md"]);
+    }
+
+    #[test]
+    fn mistakes_are_errors_that_name_the_file_and_the_key() {
+        for (config, wanted) in [
+            ("conventions = [\"windsurf\"]\n", "windsurf"),
+            ("convention = [\"claude\"]\n", "convention"),
+            ("[agents]\nfallback = [\"X.md\"]\n", "fallback"),
+            ("[index]\nbytes = 3\n", "bytes"),
+            ("conventions = \"claude\"\n", "conventions"),
+            ("conventions = []\n", "empty"),
+            ("not toml at all", "jit.toml"),
+        ] {
+            let (_dir, root) = root_with(Some(config), &[]);
+            let err = format!("{:#}", resolve(&root, None).unwrap_err());
+            assert!(err.contains(wanted), "{config:?}: {err}");
+            assert!(err.contains("jit.toml"), "{config:?}: {err}");
+        }
+        let (_dir, root) = root_with(None, &[]);
+        let err = format!(
+            "{:#}",
+            resolve(&root, Some(&["claude".to_owned(), "nope".to_owned()])).unwrap_err()
+        );
+        assert!(
+            err.contains("--conventions") && err.contains("nope"),
+            "{err}"
+        );
+        let err = format!("{:#}", resolve(&root, Some(&[String::new()])).unwrap_err());
+        assert!(err.contains("empty"), "{err}");
+    }
+
+    #[test]
+    fn a_config_that_is_not_a_regular_file_is_refused_without_blocking() {
+        let (_dir, root) = root_with(None, &[]);
+        std::fs::create_dir(root.join(CONFIG_FILE)).unwrap();
+        let err = format!("{:#}", resolve(&root, None).unwrap_err());
+        assert!(err.contains("jit.toml"), "{err}");
+    }
+}

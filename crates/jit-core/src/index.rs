@@ -1,0 +1,335 @@
+//! The rule index: the rules a project has that the startup load did not bring in, listed compactly within a byte bound, and the walk that finds them.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::Serialize;
+
+use crate::engine::{DiscoveryState, Engine};
+use crate::paths::relative_to;
+use crate::rule::{RuleScope, SkipReason, read_rule};
+use crate::source::{Precedence, RuleSource, all_sources};
+use crate::startup::StartupReport;
+
+/// The default byte bound of the rule index: 2 KiB of JSON.
+pub const DEFAULT_INDEX_BYTES: usize = 2048;
+
+/// The deepest directory the project walk enters.
+const MAX_WALK_DEPTH: usize = 32;
+/// The most directories the project walk visits.
+const MAX_WALK_DIRS: usize = 20_000;
+/// The most rule files the index reads.
+const MAX_INDEX_FILES: usize = 2_000;
+
+/// One rule that exists but was not loaded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexEntry {
+    /// The rule file, root-relative.
+    pub file: String,
+    /// Its convention (`cursor`, ...).
+    pub source: String,
+    /// Its scope patterns; empty for an unscoped or hand-attached rule.
+    pub scope: Vec<String>,
+    /// Its `description:`, if it has one.
+    pub description: Option<String>,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// Rules left out of the index past its byte bound, in one directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IndexOverflow {
+    /// The directory, root-relative (`.` for the root).
+    pub dir: String,
+    /// How many of its rules were left out.
+    pub count: usize,
+}
+
+/// The index and its overflow.
+pub(crate) struct RuleIndex {
+    pub(crate) entries: Vec<IndexEntry>,
+    pub(crate) overflow: Vec<IndexOverflow>,
+}
+
+/// Every rule file of `sources` in the project at `root`, with the index
+/// of its source in `sources`, in walk order (a directory's own files, then
+/// its rule folders sorted, then its subdirectories sorted).
+///
+/// The walk is bounded (32 levels, 20,000 directories), does not follow
+/// links to directories, and leaves out hidden directories, `node_modules`
+/// and `target`; a file whose real path is outside the root is left out.
+/// Candidate names come from [`RuleSource::files`], plus
+/// [`RuleSource::root_files`] at the root; under [`Precedence::FirstFound`]
+/// only the first regular file of a directory is listed.
+///
+/// ```
+/// use jit_core::{all_sources, find_rule_files};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src"))?;
+/// std::fs::write(dir.path().join("src/AGENTS.md"), "x\n")?;
+/// let root = camino::Utf8PathBuf::try_from(dir.path().canonicalize()?)?;
+/// let sources = all_sources();
+/// let found = find_rule_files(&root, &sources);
+/// assert_eq!(found.len(), 1);
+/// assert_eq!(sources[found[0].0].name(), "agents");
+/// assert!(found[0].1.ends_with("src/AGENTS.md"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn find_rule_files(
+    root: &Utf8Path,
+    sources: &[Arc<dyn RuleSource>],
+) -> Vec<(usize, Utf8PathBuf)> {
+    let root = fs::canonicalize(root)
+        .ok()
+        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+        .unwrap_or_else(|| root.to_owned());
+    rule_files(&root, sources, false)
+}
+
+/// The rule files of `sources` in the project at `root` (canonical), found
+/// by a bounded walk that does not follow links to directories and leaves
+/// out hidden directories, `node_modules` and `target`. Each comes with the
+/// index of its source. Under [`Precedence::FirstFound`] only the first
+/// regular file of a directory counts. With `first_only`, a source stops
+/// being looked for once one of its files is found.
+pub(crate) fn rule_files(
+    root: &Utf8Path,
+    sources: &[Arc<dyn RuleSource>],
+    first_only: bool,
+) -> Vec<(usize, Utf8PathBuf)> {
+    let mut out: Vec<(usize, Utf8PathBuf)> = Vec::new();
+    let mut done = vec![false; sources.len()];
+    let mut stack = vec![(root.to_owned(), 0usize)];
+    let mut visited = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        visited += 1;
+        if visited > MAX_WALK_DIRS {
+            break;
+        }
+        if first_only {
+            for (i, _) in &out {
+                if let Some(slot) = done.get_mut(*i) {
+                    *slot = true;
+                }
+            }
+            if done.iter().all(|d| *d) {
+                break;
+            }
+        }
+        for (i, source) in sources.iter().enumerate() {
+            if done.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            let first_found = source.precedence() == Precedence::FirstFound;
+            let root_files: &[String] = if dir == root {
+                source.root_files()
+            } else {
+                &[]
+            };
+            for name in source.files().iter().chain(root_files) {
+                let path = dir.join(name);
+                if fs::metadata(&path).is_ok_and(|m| m.is_file()) && inside(root, &path) {
+                    out.push((i, path));
+                    if first_found {
+                        break;
+                    }
+                }
+            }
+            for rule_dir in source.rule_dirs() {
+                let mut folders = vec![(dir.join(&rule_dir.path), 0usize)];
+                while let Some((folder, level)) = folders.pop() {
+                    if !inside(root, &folder) {
+                        continue;
+                    }
+                    let Ok(entries) = folder.read_dir_utf8() else {
+                        continue;
+                    };
+                    let mut found = Vec::new();
+                    for entry in entries.filter_map(Result::ok) {
+                        let Ok(meta) = fs::metadata(entry.path()) else {
+                            continue;
+                        };
+                        if meta.is_dir() && rule_dir.recursive && level < MAX_WALK_DEPTH {
+                            folders.push((entry.path().to_owned(), level + 1));
+                        } else if meta.is_file()
+                            && entry.file_name().ends_with(&rule_dir.suffix)
+                            && inside(root, entry.path())
+                        {
+                            found.push(entry.path().to_owned());
+                        }
+                    }
+                    found.sort();
+                    out.extend(found.into_iter().map(|p| (i, p)));
+                }
+            }
+        }
+        if depth >= MAX_WALK_DEPTH {
+            continue;
+        }
+        let Ok(entries) = dir.read_dir_utf8() else {
+            continue;
+        };
+        let mut subdirs: Vec<Utf8PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| {
+                let name = e.file_name();
+                !name.starts_with('.') && name != "node_modules" && name != "target"
+            })
+            .map(|e| e.path().to_owned())
+            .collect();
+        // Popped in sorted order.
+        subdirs.sort_by(|a, b| b.cmp(a));
+        stack.extend(subdirs.into_iter().map(|d| (d, depth + 1)));
+    }
+    out
+}
+
+/// Whether `path` really is inside `root` (links resolved).
+fn inside(root: &Utf8Path, path: &Utf8Path) -> bool {
+    fs::canonicalize(path)
+        .ok()
+        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+        .is_some_and(|real| relative_to(&real, root).is_some())
+}
+
+/// The shipped conventions whose files exist in the project at `root`, in
+/// [`crate::CONVENTIONS`] order, with default options: the conventions to
+/// run when no configuration names them. A project with none of them gets
+/// the Claude convention, so its user-level rules still load.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join(".cursor/rules"))?;
+/// std::fs::write(dir.path().join(".cursor/rules/ts.mdc"), "---\nglobs: src/**\n---\nx\n")?;
+/// std::fs::write(dir.path().join("AGENTS.md"), "x\n")?;
+/// let root = camino::Utf8PathBuf::try_from(dir.path().canonicalize()?)?;
+/// let names: Vec<String> =
+///     jit_core::detect_conventions(&root).iter().map(|s| s.name().to_owned()).collect();
+/// assert_eq!(names, ["agents", "cursor"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn detect_conventions(root: &Utf8Path) -> Vec<Arc<dyn RuleSource>> {
+    let sources = all_sources();
+    let root = fs::canonicalize(root)
+        .ok()
+        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+        .unwrap_or_else(|| root.to_owned());
+    let mut found = vec![false; sources.len()];
+    for (i, _) in rule_files(&root, &sources, true) {
+        if let Some(slot) = found.get_mut(i) {
+            *slot = true;
+        }
+    }
+    let picked: Vec<Arc<dyn RuleSource>> = sources
+        .iter()
+        .zip(&found)
+        .filter(|(_, found)| **found)
+        .map(|(s, _)| Arc::clone(s))
+        .collect();
+    if picked.is_empty() {
+        sources.into_iter().take(1).collect()
+    } else {
+        picked
+    }
+}
+
+/// The index entry of one rule file, shown as `file`; `None` for a rule
+/// that cannot load (invalid, too large, excluded for this agent): that is
+/// the linter's business, not the agent's.
+fn entry(
+    engine: &Engine,
+    source: &dyn RuleSource,
+    real: &Utf8Path,
+    file: String,
+) -> Option<IndexEntry> {
+    let meta = fs::metadata(real).ok()?;
+    let parsed = read_rule(real, &meta, source, engine.max_rule_bytes()).ok()?;
+    let scope = match &parsed.scope {
+        RuleScope::Paths(compiled) => compiled.patterns().to_vec(),
+        RuleScope::Always | RuleScope::Manual(_) => Vec::new(),
+        RuleScope::Excluded(_) => return None,
+    };
+    Some(IndexEntry {
+        file,
+        source: source.name().to_owned(),
+        scope,
+        description: parsed.description.clone(),
+        bytes: meta.len(),
+    })
+}
+
+/// Builds the index of what `report` did not load, within `max_bytes` of JSON.
+pub(crate) fn build(
+    engine: &Engine,
+    state: &DiscoveryState,
+    report: &StartupReport,
+    max_bytes: usize,
+) -> RuleIndex {
+    let root = engine.root();
+    let loaded: std::collections::HashSet<&str> =
+        report.loaded.iter().map(|l| l.file.as_str()).collect();
+    let mut candidates = Vec::new();
+    // User and managed rules the startup load judged and left out.
+    for row in &report.skipped {
+        if !matches!(row.reason, SkipReason::ScopeMiss | SkipReason::ManualOnly)
+            || !Utf8Path::new(&row.file).is_absolute()
+        {
+            continue;
+        }
+        let Some(source) = engine.sources().iter().find(|s| s.name() == row.source) else {
+            continue;
+        };
+        let path = Utf8Path::new(&row.file);
+        if let Some(entry) = entry(engine, source.as_ref(), path, row.file.clone()) {
+            candidates.push(entry);
+        }
+    }
+    for (i, path) in rule_files(root, engine.sources(), false)
+        .into_iter()
+        .take(MAX_INDEX_FILES)
+    {
+        let Some(source) = engine.sources().get(i) else {
+            continue;
+        };
+        let real = fs::canonicalize(&path)
+            .ok()
+            .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+            .unwrap_or_else(|| path.clone());
+        let file = engine.display(&path);
+        if state.is_loaded(&real) || loaded.contains(file.as_str()) {
+            continue;
+        }
+        if let Some(entry) = entry(engine, source.as_ref(), &real, file) {
+            candidates.push(entry);
+        }
+    }
+    let mut entries = Vec::new();
+    let mut overflow: BTreeMap<String, usize> = BTreeMap::new();
+    // `[` and `]`, and a comma between entries.
+    let mut used = 2usize;
+    for entry in candidates {
+        let size = serde_json::to_string(&entry).map_or(usize::MAX, |s| s.len()) + 1;
+        if overflow.is_empty() && used.saturating_add(size) <= max_bytes {
+            used += size;
+            entries.push(entry);
+        } else {
+            let dir = Utf8Path::new(&entry.file)
+                .parent()
+                .map(|p| p.as_str())
+                .filter(|p| !p.is_empty())
+                .unwrap_or(".")
+                .to_owned();
+            *overflow.entry(dir).or_default() += 1;
+        }
+    }
+    RuleIndex {
+        entries,
+        overflow: overflow
+            .into_iter()
+            .map(|(dir, count)| IndexOverflow { dir, count })
+            .collect(),
+    }
+}
