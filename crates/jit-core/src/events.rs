@@ -97,6 +97,9 @@ pub struct Candidate {
     /// none when no block was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
+    /// The convention that found the rule file (`claude`, `agents`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// A block leaving the prompt.

@@ -966,6 +966,7 @@ impl Session {
                     attribution: Some(rule.attribution.as_str().to_owned()),
                     bytes,
                     hash: Some(hash),
+                    source: non_empty(&rule.source),
                 });
                 kept.push(rule);
             } else {
@@ -992,6 +993,7 @@ impl Session {
                     attribution: Some(rule.attribution.as_str().to_owned()),
                     bytes,
                     hash: (bytes > 0).then_some(hash),
+                    source: non_empty(&rule.source),
                 });
                 discovery.skipped.push(SkippedRule {
                     file: rule.file.clone(),
@@ -1029,6 +1031,7 @@ impl Session {
                 attribution: None,
                 bytes: 0,
                 hash: None,
+                source: non_empty(&skipped.source),
             });
         }
         let relevant = match kind {
@@ -1089,6 +1092,7 @@ impl Session {
             attribution: Some(Attribution::Native.as_str().to_owned()),
             bytes: 0,
             hash: None,
+            source: non_empty(&rule.source),
         });
         kept.push(rule);
     }
@@ -1147,6 +1151,11 @@ impl Budget {
     }
 }
 
+/// A rule's source for an event row: `None` when unknown (left out).
+fn non_empty(source: &str) -> Option<String> {
+    (!source.is_empty()).then(|| source.to_owned())
+}
+
 /// Records an imported file: it has no block of its own (its text is
 /// inline in the block of `includer`), so it is listed with 0 bytes and
 /// shares the fate of the rule that imported it.
@@ -1170,6 +1179,7 @@ fn admit_import(
                 attribution: Some(Attribution::Native.as_str().to_owned()),
                 bytes: 0,
                 hash: None,
+                source: non_empty(&rule.source),
             });
             kept.push(rule);
         }
@@ -1181,6 +1191,7 @@ fn admit_import(
                 attribution: Some(rule.attribution.as_str().to_owned()),
                 bytes: 0,
                 hash: None,
+                source: non_empty(&rule.source),
             });
             kept.push(rule);
         }
@@ -1201,6 +1212,7 @@ fn admit_import(
                 attribution: Some(rule.attribution.as_str().to_owned()),
                 bytes: 0,
                 hash: None,
+                source: non_empty(&rule.source),
             });
             discovery.skipped.push(SkippedRule {
                 detail: format!(

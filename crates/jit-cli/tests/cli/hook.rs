@@ -411,12 +411,12 @@ fn what_claude_reads_itself_is_never_injected_afterwards() {
     let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
     assert!(
         events.contains(
-            r#"{"file":"src/api/CLAUDE.md","decision":"loaded","attribution":"native","bytes":0}"#
+            r#"{"file":"src/api/CLAUDE.md","decision":"loaded","attribution":"native","bytes":0,"source":"claude"}"#
         ),
         "{events}"
     );
     assert!(
-        events.contains(r#"{"file":"src/api/CLAUDE.md","decision":"skipped","reason":"already_loaded","bytes":0}"#),
+        events.contains(r#"{"file":"src/api/CLAUDE.md","decision":"skipped","reason":"already_loaded","bytes":0,"source":"claude"}"#),
         "{events}"
     );
 }
@@ -675,7 +675,7 @@ fn the_output_budget_cuts_whole_rules_into_summaries() {
     // the event says so.
     let events = fs::read_to_string(env.state.join("claude-code-s.events.jsonl")).unwrap();
     assert!(
-        events.contains(r#"{"file":"src/ui/CLAUDE.md","decision":"too_large_for_budget","reason":"too_large_for_budget","attribution":"nested_traversal","bytes":0}"#),
+        events.contains(r#"{"file":"src/ui/CLAUDE.md","decision":"too_large_for_budget","reason":"too_large_for_budget","attribution":"nested_traversal","bytes":0,"source":"claude"}"#),
         "{events}"
     );
 }
