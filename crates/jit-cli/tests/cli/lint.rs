@@ -156,6 +156,8 @@ fn github_annotations_name_file_and_line() {
     let (_dir, root) = fixture();
     let (code, out, _) = lint(&root, &["--format", "github"]);
     assert_eq!(code, 1);
+    // Shown with `-- --nocapture`: the annotations a workflow would get.
+    println!("{out}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 15, "{out}");
     assert!(lines.contains(&"::error file=.claude/rules/big.md,line=1::too_large: 307200 bytes is over the engine's 262144-byte cap for one rule file, so it never loads; split it"), "{out}");
