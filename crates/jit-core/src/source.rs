@@ -390,6 +390,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_description_is_trimmed_text_or_nothing() {
+        let described = |head: &str| {
+            let parsed = crate::frontmatter::parse(&format!("---\n{head}\n---\nx\n"), &[])
+                .map_err(|e| e.message)
+                .unwrap();
+            description(&parsed.frontmatter)
+        };
+        assert_eq!(
+            described("description: \"  Cut a release \""),
+            Some("Cut a release".to_owned())
+        );
+        assert_eq!(described("description: \"   \""), None);
+        assert_eq!(described("description: 3"), None);
+        assert_eq!(described("other: x"), None);
+    }
+
+    #[test]
     fn a_brace_set_split_across_list_items_is_invalid_and_says_so() {
         let spec = ScopeSpec::from_patterns(
             "paths",
