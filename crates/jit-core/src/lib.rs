@@ -68,9 +68,10 @@ mod source;
 mod startup;
 mod startup_signals;
 mod stats;
+mod tool_list;
 mod why;
 
-pub use audit::{AuditProblem, AuditReport, audit};
+pub use audit::{AuditProblem, AuditReport, audit, audit_tools};
 pub use engine::{
     DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER,
     ToolCallDiscovery,
@@ -119,6 +120,7 @@ pub use startup_signals::{Signals, startup_signals};
 pub use stats::{
     DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,
 };
+pub use tool_list::tool_names_from_json;
 pub use why::{
     HeadError, HeadScope, PatternTrace, RuleHead, RuleLocation, Stop, inspect_rule, rule_locations,
     trace_pattern,
