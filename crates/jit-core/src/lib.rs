@@ -41,6 +41,11 @@
 //! shell parsing live in plug-in crates (`jit-git`, `jit-bash`), behind
 //! traits declared here.
 //!
+//! Tools report the paths they touch through [`AffectedPaths`] reporters in
+//! a [`Registry`]; [`Registry::checked`] refuses a registry that disagrees
+//! with itself, and [`audit_tools`] checks the tool names a harness gives its
+//! model (read from JSON tool definitions by [`tool_names_from_json`]).
+//!
 //! Conventions are [`RuleSource`]s: [`source_by_name`] builds a shipped one
 //! (`claude`, `agents`, `gemini`, `cursor`, `copilot`, `cline`) with
 //! [`SourceOptions`], [`detect_conventions`] picks the ones a repository
