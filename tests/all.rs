@@ -8,6 +8,7 @@
 mod conventions;
 mod engine;
 mod frontmatter_hostile;
+mod harness;
 mod hostile;
 mod session;
 mod startup;

@@ -1,1 +1,2 @@
-//! Shared helpers for the workspace integration tests live in `all.rs`; this library target is empty.
+//! The README's code, compiled: its Rust examples run as this library's doctests, so the library section cannot drift from the API.
+#![doc = include_str!("../../README.md")]

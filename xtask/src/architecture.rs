@@ -46,6 +46,7 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<Check> {
             graph.deps.len()
         ),
         problems,
+        warnings: Vec::new(),
     })
 }
 

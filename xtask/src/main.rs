@@ -1,4 +1,4 @@
-//! Repository automation: `cargo xtask audit` checks the tool registry, the agents' name tables, the crate graph and the module docs.
+//! Repository automation: `cargo xtask audit` checks the tool registry, the agents' name tables, the crate graph and the module docs; `--tools FILE` adds a harness's tool list.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,6 +18,8 @@ struct Check {
     name: &'static str,
     summary: String,
     problems: Vec<String>,
+    /// What is worth saying but fails nothing.
+    warnings: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -35,12 +37,30 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        ["audit", "--tools", file] => {
+            match registry::exposed(Path::new(file))
+                .and_then(|tools| Ok((tools, audit(&workspace_root())?)))
+            {
+                Ok((tools, mut checks)) => {
+                    checks.push(tools);
+                    report(&checks)
+                }
+                Err(err) => {
+                    eprintln!("xtask audit: could not run: {err:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         _ => {
             eprintln!(
-                "usage: cargo xtask audit\n\n\
+                "usage: cargo xtask audit [--tools FILE]\n\n\
                  audit  check that every registered tool has exactly one path reporter (and the\n       \
                  reverse), that the agents' name tables name registered tools, the crate\n       \
-                 dependency layers, and that every .rs file starts with `//!`"
+                 dependency layers, and that every .rs file starts with `//!`\n\n\
+                 --tools FILE  also check a harness's tool list (a JSON array of names, or of\n              \
+                 Anthropic or OpenAI tool definitions): every tool it exposes has exactly\n              \
+                 one path reporter, names compared case-sensitively. Exit 1 on findings,\n              \
+                 2 when the file cannot be read"
             );
             ExitCode::from(2)
         }
@@ -69,6 +89,9 @@ fn report(checks: &[Check]) -> ExitCode {
     for check in checks {
         if check.problems.is_empty() {
             println!("ok    {}: {}", check.name, check.summary);
+            for warning in &check.warnings {
+                println!("      warning: {warning}");
+            }
         } else {
             eprintln!("FAIL  {}: {}", check.name, check.summary);
             for problem in &check.problems {
@@ -99,5 +122,43 @@ mod tests {
             .collect();
         assert!(problems.is_empty(), "{}", problems.join("\n"));
         assert_eq!(checks.len(), 4);
+    }
+
+    fn fixture(name: &str) -> PathBuf {
+        workspace_root().join("tests/fixtures/tools").join(name)
+    }
+
+    /// `cargo xtask audit --tools` fails on a tool list with an unreported
+    /// tool, and passes once the harness uses the registered names.
+    #[test]
+    fn a_tool_list_with_an_unreported_tool_fails_and_the_fixed_one_passes() {
+        let failing = registry::exposed(&fixture("unreported.json")).unwrap();
+        assert_eq!(failing.name, "tools");
+        assert_eq!(failing.problems.len(), 2, "{failing:?}");
+        assert!(
+            failing.problems[0].contains("the registered tool is `read`"),
+            "{failing:?}"
+        );
+        assert!(
+            failing.problems[1].starts_with("tool `fetch_page` is exposed"),
+            "{failing:?}"
+        );
+
+        let fixed = registry::exposed(&fixture("fixed.json")).unwrap();
+        assert!(fixed.problems.is_empty(), "{fixed:?}");
+        assert_eq!(
+            fixed.summary,
+            "3 exposed tools, each with exactly one path reporter"
+        );
+        assert_eq!(fixed.warnings.len(), 1, "{fixed:?}");
+    }
+
+    #[test]
+    fn an_unreadable_tool_list_is_an_error_not_a_finding() {
+        let err = registry::exposed(&fixture("not-a-tool-list.json")).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("tool list: an object must hold"),
+            "{err:#}"
+        );
     }
 }

@@ -50,6 +50,9 @@ enum Command {
     /// Why a rule file does or does not load for a path: the four-step
     /// checklist, each step with its evidence, and a fix.
     Why(cmd::why::Args),
+    /// Check that every tool your harness exposes (`--tools FILE`) has
+    /// exactly one path reporter; exit 1 on findings, 2 on an unreadable file.
+    Audit(cmd::audit::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => cmd::replay::run(args),
         Command::Why(args) => cmd::why::run(args),
         Command::Lint(args) => cmd::lint::run(args),
+        Command::Audit(args) => cmd::audit::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,6 @@
-//! The registry audit: every tool has exactly one path reporter, and every reporter has a tool.
+//! The registry audit: every tool has exactly one path reporter, and every reporter has a tool; and the audit of a harness's own tool list against it.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 use crate::registry::Registry;
@@ -64,7 +65,99 @@ pub fn audit(registry: &Registry) -> Result<(), AuditReport> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(AuditReport { problems })
+        Err(AuditReport {
+            problems,
+            warnings: Vec::new(),
+        })
+    }
+}
+
+/// Checks the tools a harness exposes to its model against `registry`.
+///
+/// `exposed` holds the names exactly as the harness gives them to the model;
+/// they are compared case-sensitively, because the model calls a tool by
+/// that exact name and [`Registry::affected_paths`] looks it up that way.
+///
+/// Errors (the `Err` report's [`AuditReport::problems`]):
+/// * everything [`audit`] finds in the registry itself (a tool without a
+///   reporter, two reporters for one tool, ...): a registry that disagrees
+///   with itself cannot answer for any tool reliably;
+/// * an exposed tool that no registration answers for
+///   ([`AuditProblem::ExposedWithoutReporter`]), with the registered
+///   spelling when only the case differs (`Read` against `read`);
+/// * a name exposed twice ([`AuditProblem::ExposedTwice`]).
+///
+/// Warnings ([`AuditProblem::ReporterNotExposed`]): a registered tool the
+/// harness does not expose. They never fail the audit, because linking a
+/// plug-in crate registers every tool it knows (jit-tools registers two
+/// dozen) and a harness exposes only some of them; an unused reporter
+/// answers no call. They come back in `Ok`, and in the report beside the
+/// errors.
+///
+/// ```
+/// use jit_core::{AuditProblem, Registry, TouchesNothing};
+/// let mut registry = Registry::empty();
+/// for tool in ["read", "web_fetch"] {
+///     registry.register_tool(tool, "my_harness");
+///     registry.register_reporter(tool, TouchesNothing, "my_harness");
+/// }
+/// let warnings = jit_core::audit_tools(&registry, &["read"])?;
+/// assert_eq!(warnings[0].tool(), Some("web_fetch"));
+///
+/// let report = jit_core::audit_tools(&registry, &["Read"]).unwrap_err();
+/// assert!(matches!(
+///     &report.problems()[0],
+///     AuditProblem::ExposedWithoutReporter { registered_as: Some(name), .. } if name == "read"
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn audit_tools(
+    registry: &Registry,
+    exposed: &[&str],
+) -> Result<Vec<AuditProblem>, AuditReport> {
+    let mut problems = match audit(registry) {
+        Ok(()) => Vec::new(),
+        Err(report) => report.problems,
+    };
+    let mut seen = BTreeSet::new();
+    let mut twice = BTreeSet::new();
+    for &tool in exposed {
+        if !seen.insert(tool) {
+            twice.insert(tool);
+        }
+    }
+    for &tool in &seen {
+        // A name the registry knows in any way (registered, or with a
+        // reporter) is judged by `audit` above; only a name it does not know
+        // at all is new here.
+        if registry.tool_sources(tool).is_empty() && registry.reporter_sources(tool).is_empty() {
+            problems.push(AuditProblem::ExposedWithoutReporter {
+                tool: tool.to_owned(),
+                registered_as: registry
+                    .tools()
+                    .find(|name| name.to_lowercase() == tool.to_lowercase())
+                    .map(str::to_owned),
+            });
+        }
+    }
+    for tool in twice {
+        problems.push(AuditProblem::ExposedTwice {
+            tool: tool.to_owned(),
+        });
+    }
+    // A reporter without a registered tool is already an error above.
+    let warnings: Vec<AuditProblem> = registry
+        .reported_tools()
+        .filter(|tool| !seen.contains(tool) && !registry.tool_sources(tool).is_empty())
+        .map(|tool| AuditProblem::ReporterNotExposed {
+            tool: tool.to_owned(),
+            reporters_in: owned(registry.reporter_sources(tool)),
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(warnings)
+    } else {
+        Err(AuditReport { problems, warnings })
     }
 }
 
@@ -72,17 +165,25 @@ fn owned(sources: Vec<&str>) -> Vec<String> {
     sources.into_iter().map(str::to_owned).collect()
 }
 
-/// Everything [`audit`] found wrong, in a stable order: by tool name, with
-/// reporters that have no tool last.
+/// Everything [`audit`] or [`audit_tools`] found wrong, in a stable order:
+/// by tool name, with reporters that have no tool after the registered
+/// tools, and the harness's exposed names after those.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditReport {
     problems: Vec<AuditProblem>,
+    warnings: Vec<AuditProblem>,
 }
 
 impl AuditReport {
-    /// The problems found; never empty.
+    /// The problems found, each an error; never empty.
     pub fn problems(&self) -> &[AuditProblem] {
         &self.problems
+    }
+
+    /// What [`audit_tools`] noticed without failing (registered tools the
+    /// harness does not expose); empty for [`audit`].
+    pub fn warnings(&self) -> &[AuditProblem] {
+        &self.warnings
     }
 }
 
@@ -94,6 +195,8 @@ impl fmt::Display for AuditReport {
         for problem in &self.problems {
             write!(f, "\n- {problem}")?;
         }
+        // Warnings are left out here: they are not why the audit failed,
+        // and a harness that links jit-tools has two dozen of them.
         Ok(())
     }
 }
@@ -134,6 +237,27 @@ pub enum AuditProblem {
         /// Where each registration was made.
         registered_in: Vec<String>,
     },
+    /// The harness exposes a tool that no registration answers for, under
+    /// that exact (case-sensitive) name ([`audit_tools`]).
+    ExposedWithoutReporter {
+        /// The name as the harness exposes it.
+        tool: String,
+        /// A registered tool whose name differs only in case, if any.
+        registered_as: Option<String>,
+    },
+    /// The harness's tool list names the same tool twice ([`audit_tools`]).
+    ExposedTwice {
+        /// The name listed more than once.
+        tool: String,
+    },
+    /// A warning, never an error: a registered tool (with its reporter) that
+    /// the harness does not expose ([`audit_tools`]).
+    ReporterNotExposed {
+        /// The registered tool's name.
+        tool: String,
+        /// Where its reporter was registered.
+        reporters_in: Vec<String>,
+    },
 }
 
 impl AuditProblem {
@@ -144,8 +268,31 @@ impl AuditProblem {
             AuditProblem::ToolWithoutReporter { tool, .. }
             | AuditProblem::ReporterWithoutTool { tool, .. }
             | AuditProblem::DuplicateReporters { tool, .. }
-            | AuditProblem::DuplicateTool { tool, .. } => Some(tool),
+            | AuditProblem::DuplicateTool { tool, .. }
+            | AuditProblem::ExposedWithoutReporter { tool, .. }
+            | AuditProblem::ExposedTwice { tool }
+            | AuditProblem::ReporterNotExposed { tool, .. } => Some(tool),
         }
+    }
+
+    /// A stable snake_case name for this kind of problem, as used in JSON
+    /// output (`tool_without_reporter`, `exposed_without_reporter`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AuditProblem::Empty => "empty",
+            AuditProblem::ToolWithoutReporter { .. } => "tool_without_reporter",
+            AuditProblem::ReporterWithoutTool { .. } => "reporter_without_tool",
+            AuditProblem::DuplicateReporters { .. } => "duplicate_reporters",
+            AuditProblem::DuplicateTool { .. } => "duplicate_tool",
+            AuditProblem::ExposedWithoutReporter { .. } => "exposed_without_reporter",
+            AuditProblem::ExposedTwice { .. } => "exposed_twice",
+            AuditProblem::ReporterNotExposed { .. } => "reporter_not_exposed",
+        }
+    }
+
+    /// Whether this is a warning, which never fails an audit.
+    pub fn is_warning(&self) -> bool {
+        matches!(self, AuditProblem::ReporterNotExposed { .. })
     }
 }
 
@@ -194,6 +341,37 @@ impl fmt::Display for AuditProblem {
                 registered_in.len(),
                 list(registered_in)
             ),
+            AuditProblem::ExposedWithoutReporter {
+                tool,
+                registered_as: Some(registered),
+            } => write!(
+                f,
+                "tool `{tool}` is exposed to the model but no reporter answers for that exact \
+                 name; tool names are case-sensitive, and the registered tool is `{registered}`. \
+                 Expose it as `{registered}`, or register `{tool}` with a reporter of its own"
+            ),
+            AuditProblem::ExposedWithoutReporter {
+                tool,
+                registered_as: None,
+            } => write!(
+                f,
+                "tool `{tool}` is exposed to the model but no reporter answers for it, so its \
+                 calls would fail instead of triggering rules. Register it with a reporter: \
+                 `jit_core::inventory::submit! {{ jit_core::ToolRegistration::new(\"{tool}\", module_path!()) }}` \
+                 and `jit_core::ReporterRegistration::new(\"{tool}\", &YourReporter, module_path!())`; \
+                 if the tool touches no local file, say so with `&jit_core::TouchesNothing`"
+            ),
+            AuditProblem::ExposedTwice { tool } => write!(
+                f,
+                "tool `{tool}` is listed more than once in the harness's tool list; model APIs \
+                 reject a request whose tools share a name. Keep one definition"
+            ),
+            AuditProblem::ReporterNotExposed { tool, reporters_in } => write!(
+                f,
+                "tool `{tool}` has a reporter (in {}) but the harness does not expose it; \
+                 harmless, unless the harness gives it to the model under another name",
+                list(reporters_in)
+            ),
         }
     }
 }
@@ -219,16 +397,7 @@ mod tests {
             Err(report) => report
                 .problems()
                 .iter()
-                .map(|p| {
-                    let kind = match p {
-                        AuditProblem::Empty => "empty",
-                        AuditProblem::ToolWithoutReporter { .. } => "tool_without_reporter",
-                        AuditProblem::ReporterWithoutTool { .. } => "reporter_without_tool",
-                        AuditProblem::DuplicateReporters { .. } => "duplicate_reporters",
-                        AuditProblem::DuplicateTool { .. } => "duplicate_tool",
-                    };
-                    (kind.to_owned(), p.tool().map(str::to_owned))
-                })
+                .map(|p| (p.kind().to_owned(), p.tool().map(str::to_owned)))
                 .collect(),
         };
         let expected: Vec<(String, Option<String>)> = expected
@@ -294,6 +463,141 @@ mod tests {
         assert!(
             text.contains("fix the reporter's tool name if it is a typo"),
             "{text}"
+        );
+    }
+
+    /// `(kind, tool)` of every error and every warning of `audit_tools`.
+    type Findings = Vec<(&'static str, String)>;
+
+    #[track_caller]
+    fn check_tools(
+        registry: &Registry,
+        exposed: &[&str],
+        errors: &[(&str, &str)],
+        warnings: &[(&str, &str)],
+    ) {
+        let pairs = |problems: &[AuditProblem]| -> Findings {
+            problems
+                .iter()
+                .map(|p| (p.kind(), p.tool().unwrap_or("").to_owned()))
+                .collect()
+        };
+        let (actual_errors, actual_warnings) = match audit_tools(registry, exposed) {
+            Ok(warnings) => (Vec::new(), pairs(&warnings)),
+            Err(report) => (pairs(report.problems()), pairs(report.warnings())),
+        };
+        let expect = |rows: &[(&str, &str)]| -> Vec<(String, String)> {
+            rows.iter()
+                .map(|(k, t)| ((*k).to_owned(), (*t).to_owned()))
+                .collect()
+        };
+        let own = |rows: Findings| -> Vec<(String, String)> {
+            rows.into_iter().map(|(k, t)| (k.to_owned(), t)).collect()
+        };
+        assert_eq!(own(actual_errors), expect(errors), "errors");
+        assert_eq!(own(actual_warnings), expect(warnings), "warnings");
+        for problem in audit_tools(registry, exposed)
+            .err()
+            .iter()
+            .flat_map(|r| r.problems())
+        {
+            assert!(!problem.is_warning(), "{problem}");
+        }
+    }
+
+    #[test]
+    fn every_exposed_tool_with_one_reporter_passes() {
+        check_tools(
+            &registry(&["read", "web_fetch"], &["read", "web_fetch"]),
+            &["web_fetch", "read"],
+            &[],
+            &[],
+        );
+    }
+
+    #[test]
+    fn an_exposed_tool_with_no_reporter_fails() {
+        check_tools(
+            &registry(&["read"], &["read"]),
+            &["read", "deploy"],
+            &[("exposed_without_reporter", "deploy")],
+            &[],
+        );
+    }
+
+    #[test]
+    fn names_are_case_sensitive_and_the_message_suggests_the_registered_spelling() {
+        let registry = registry(&["read"], &["read"]);
+        check_tools(
+            &registry,
+            &["Read"],
+            &[("exposed_without_reporter", "Read")],
+            &[("reporter_not_exposed", "read")],
+        );
+        let Err(report) = audit_tools(&registry, &["Read"]) else {
+            panic!("`Read` must not pass for `read`");
+        };
+        let text = report.to_string();
+        assert!(
+            text.contains("tool `Read` is exposed to the model"),
+            "{text}"
+        );
+        assert!(
+            text.contains("the registered tool is `read`. Expose it as `read`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_duplicate_reporter_fails_even_for_a_tool_the_harness_exposes() {
+        check_tools(
+            &registry(&["read"], &["read", "read"]),
+            &["read"],
+            &[("duplicate_reporters", "read")],
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_name_exposed_twice_fails() {
+        check_tools(
+            &registry(&["read"], &["read"]),
+            &["read", "read"],
+            &[("exposed_twice", "read")],
+            &[],
+        );
+    }
+
+    #[test]
+    fn a_reporter_for_a_tool_nobody_exposes_is_a_warning_not_an_error() {
+        let registry = registry(&["read", "web_fetch"], &["read", "web_fetch"]);
+        check_tools(
+            &registry,
+            &["read"],
+            &[],
+            &[("reporter_not_exposed", "web_fetch")],
+        );
+        let Ok(warnings) = audit_tools(&registry, &["read"]) else {
+            panic!("a warning must not fail the audit");
+        };
+        assert!(warnings[0].is_warning());
+        assert!(
+            warnings[0].to_string().contains("does not expose it"),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn a_registry_that_disagrees_with_itself_fails_the_tool_audit_too() {
+        check_tools(
+            &registry(&["read", "orphan"], &["read", "ghost"]),
+            &["read"],
+            &[
+                ("tool_without_reporter", "orphan"),
+                ("reporter_without_tool", "ghost"),
+            ],
+            &[],
         );
     }
 }

@@ -23,6 +23,15 @@ pub enum ErrorKind {
     InvalidSnapshot,
     /// A rule convention was asked for by a name no shipped source has.
     UnknownSource,
+    /// A tool has more than one path reporter, in a registry that was built
+    /// without [`Registry::checked`](crate::Registry::checked); no reporter
+    /// is picked by link order.
+    AmbiguousTool,
+    /// A session's tool registry failed its audit, so no tool call is
+    /// answered; the message is the audit report.
+    FailedAudit,
+    /// A harness's tool list (JSON tool definitions) could not be read.
+    InvalidToolList,
 }
 
 impl ErrorKind {
@@ -37,6 +46,9 @@ impl ErrorKind {
             ErrorKind::ChangeSource => "change_source",
             ErrorKind::InvalidSnapshot => "invalid_snapshot",
             ErrorKind::UnknownSource => "unknown_source",
+            ErrorKind::AmbiguousTool => "ambiguous_tool",
+            ErrorKind::FailedAudit => "failed_audit",
+            ErrorKind::InvalidToolList => "invalid_tool_list",
         }
     }
 }

@@ -41,6 +41,11 @@
 //! shell parsing live in plug-in crates (`jit-git`, `jit-bash`), behind
 //! traits declared here.
 //!
+//! Tools report the paths they touch through [`AffectedPaths`] reporters in
+//! a [`Registry`]; [`Registry::checked`] refuses a registry that disagrees
+//! with itself, and [`audit_tools`] checks the tool names a harness gives its
+//! model (read from JSON tool definitions by [`tool_names_from_json`]).
+//!
 //! Conventions are [`RuleSource`]s: [`source_by_name`] builds a shipped one
 //! (`claude`, `agents`, `gemini`, `cursor`, `copilot`, `cline`) with
 //! [`SourceOptions`], [`detect_conventions`] picks the ones a repository
@@ -68,9 +73,10 @@ mod source;
 mod startup;
 mod startup_signals;
 mod stats;
+mod tool_list;
 mod why;
 
-pub use audit::{AuditProblem, AuditReport, audit};
+pub use audit::{AuditProblem, AuditReport, audit, audit_tools};
 pub use engine::{
     DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER,
     ToolCallDiscovery,
@@ -119,6 +125,7 @@ pub use startup_signals::{Signals, startup_signals};
 pub use stats::{
     DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,
 };
+pub use tool_list::tool_names_from_json;
 pub use why::{
     HeadError, HeadScope, PatternTrace, RuleHead, RuleLocation, Stop, inspect_rule, rule_locations,
     trace_pattern,

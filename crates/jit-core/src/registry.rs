@@ -7,6 +7,7 @@ use std::sync::Arc;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
+use crate::audit::{AuditReport, audit};
 use crate::error::{Error, ErrorKind};
 
 /// A tool's pure answer to "which paths did this call touch".
@@ -211,7 +212,8 @@ impl Registry {
         Registry::default()
     }
 
-    /// Everything linked into this binary through `inventory::submit!`.
+    /// Everything linked into this binary through `inventory::submit!`,
+    /// unaudited; [`Registry::checked`] is the same with the audit.
     ///
     /// A plug-in crate that is never named is not linked and its
     /// registrations vanish: name the crates you rely on (`use jit_tools as _;`).
@@ -231,6 +233,35 @@ impl Registry {
                 });
         }
         registry
+    }
+
+    /// Everything linked into this binary through `inventory::submit!`, or
+    /// the [`AuditReport`] of why it cannot be trusted: a tool without a
+    /// reporter, two reporters for one tool, a reporter without a tool, or
+    /// nothing registered at all.
+    ///
+    /// This is the constructor to use. A registry that passed it answers
+    /// every registered tool from exactly one reporter, so no call depends
+    /// on which registration `inventory` happened to list first.
+    /// [`SessionConfig::new`](crate::SessionConfig::new) uses it.
+    ///
+    /// ```standalone_crate
+    /// // Compiled on its own, this example links no plug-in crate: nothing
+    /// // is registered.
+    /// let report = jit_core::Registry::checked().unwrap_err();
+    /// assert_eq!(report.problems()[0], jit_core::AuditProblem::Empty);
+    /// assert!(report.to_string().contains("use jit_tools as _;"));
+    /// ```
+    pub fn checked() -> Result<Self, AuditReport> {
+        Registry::from_inventory().into_checked()
+    }
+
+    /// This registry, if it passes [`audit`](crate::audit); else the report.
+    ///
+    /// For a registry built at run time with [`Registry::register_tool`]
+    /// and [`Registry::register_reporter`].
+    pub fn into_checked(self) -> Result<Self, AuditReport> {
+        audit(&self).map(|()| self)
     }
 
     /// Registers a tool name; `defined_in` says where, for audit messages.
@@ -285,7 +316,12 @@ impl Registry {
     /// The paths a call to `tool` touched, from its one reporter.
     ///
     /// A tool that is not registered, or has no reporter, is an
-    /// [`ErrorKind::UnregisteredTool`] error: nothing is guessed from field names.
+    /// [`ErrorKind::UnregisteredTool`] error: nothing is guessed from field
+    /// names, and a name that differs from a registered one only in case is
+    /// not that tool (the message names the registered spelling). A tool
+    /// with several reporters, possible only in a registry that skipped
+    /// [`Registry::checked`], is an [`ErrorKind::AmbiguousTool`] error
+    /// rather than an answer from whichever reporter was listed first.
     pub fn affected_paths(
         &self,
         tool: &str,
@@ -293,11 +329,20 @@ impl Registry {
         cwd: &Utf8Path,
     ) -> Result<TouchedPaths, Error> {
         if !self.tools.contains_key(tool) {
+            let hint = match self
+                .tools()
+                .find(|name| name.to_lowercase() == tool.to_lowercase())
+            {
+                Some(name) => format!(
+                    "; tool names are case-sensitive, and `{name}` is registered: call it `{name}`"
+                ),
+                None => String::new(),
+            };
             return Err(Error::new(
                 ErrorKind::UnregisteredTool,
                 format!(
                     "unregistered tool `{tool}`: no tool of that name is registered, so which paths \
-                     it touches is unknown (registered tools: {})",
+                     it touches is unknown (registered tools: {}){hint}",
                     match self.tools().collect::<Vec<_>>().join(", ") {
                         names if names.is_empty() => "none".to_owned(),
                         names => names,
@@ -305,14 +350,26 @@ impl Registry {
                 ),
             ));
         }
-        // With several reporters the first one answers; `audit` reports the
-        // duplicate, which is where it gets fixed.
-        match self.reporters.get(tool).and_then(|entries| entries.first()) {
-            Some(entry) => entry
+        match self.reporters.get(tool).map(Vec::as_slice) {
+            Some([entry]) => entry
                 .reporter
                 .affected_paths(input, cwd)
                 .map(without_nul_paths),
-            None => Err(Error::new(
+            Some(entries @ [_, _, ..]) => Err(Error::new(
+                ErrorKind::AmbiguousTool,
+                format!(
+                    "tool `{tool}` has {} path reporters (in {}), so no answer would be \
+                     trustworthy; keep exactly one. Build the registry with \
+                     `Registry::checked()` to catch this before any call",
+                    entries.len(),
+                    entries
+                        .iter()
+                        .map(|e| format!("`{}`", e.defined_in))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+            _ => Err(Error::new(
                 ErrorKind::UnregisteredTool,
                 format!(
                     "tool `{tool}` is registered but has no path reporter, so which paths it \
@@ -354,4 +411,65 @@ fn without_nul_paths(mut touched: TouchedPaths) -> TouchedPaths {
         }
     }
     touched
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn registry(tools: &[&str], reporters: &[&str]) -> Registry {
+        let mut registry = Registry::empty();
+        for tool in tools {
+            registry.register_tool(tool, "test::tools");
+        }
+        for tool in reporters {
+            registry.register_reporter(tool, TouchesNothing, "test::reporters");
+        }
+        registry
+    }
+
+    #[test]
+    fn duplicate_reporters_fail_at_construction() {
+        let Err(report) = registry(&["read"], &["read", "read"]).into_checked() else {
+            panic!("two reporters for one tool must not build a checked registry");
+        };
+        assert_eq!(report.problems()[0].kind(), "duplicate_reporters");
+    }
+
+    #[test]
+    fn an_unchecked_registry_with_two_reporters_answers_with_neither() {
+        let err = registry(&["read"], &["read", "read"])
+            .affected_paths("read", &json!({}), Utf8Path::new("/p"))
+            .err()
+            .map(|e| (e.kind(), e.to_string()));
+        assert_eq!(
+            err,
+            Some((
+                ErrorKind::AmbiguousTool,
+                "tool `read` has 2 path reporters (in `test::reporters`, `test::reporters`), so \
+                 no answer would be trustworthy; keep exactly one. Build the registry with \
+                 `Registry::checked()` to catch this before any call"
+                    .to_owned()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_call_in_the_wrong_case_names_the_registered_spelling() {
+        let err = registry(&["read"], &["read"])
+            .affected_paths("Read", &json!({}), Utf8Path::new("/p"))
+            .err()
+            .map(|e| (e.kind(), e.to_string()));
+        assert_eq!(
+            err,
+            Some((
+                ErrorKind::UnregisteredTool,
+                "unregistered tool `Read`: no tool of that name is registered, so which paths it \
+                 touches is unknown (registered tools: read); tool names are case-sensitive, and \
+                 `read` is registered: call it `read`"
+                    .to_owned()
+            ))
+        );
+    }
 }

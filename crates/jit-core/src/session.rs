@@ -1,14 +1,15 @@
 //! Sessions: one per agent context, owning the discovery state, the prompt, the manifest and the event log.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::audit::{AuditReport, audit};
 use crate::engine::{Discovery, DiscoveryState, Engine, StoredStamp};
 use crate::error::{Error, ErrorKind};
 use crate::events::{
@@ -39,8 +40,20 @@ pub struct SessionConfig {
     step_budget: Option<u64>,
     event_log: Option<Utf8PathBuf>,
     boundary: String,
-    registry: Arc<Registry>,
+    registry: CheckedRegistry,
     native: Option<Arc<dyn NativeLoads>>,
+}
+
+/// A registry that passed its audit, or the report of why it did not.
+type CheckedRegistry = Result<Arc<Registry>, Arc<AuditReport>>;
+
+/// Everything linked into this binary, audited once: `inventory` is fixed
+/// at link time, so every configuration shares one answer.
+fn linked_registry() -> CheckedRegistry {
+    static LINKED: OnceLock<CheckedRegistry> = OnceLock::new();
+    LINKED
+        .get_or_init(|| Registry::checked().map(Arc::new).map_err(Arc::new))
+        .clone()
 }
 
 impl Default for SessionConfig {
@@ -52,7 +65,26 @@ impl Default for SessionConfig {
 impl SessionConfig {
     /// The defaults: JIT on ([`DEFAULT_JIT_CONTEXT`]), budget
     /// [`DEFAULT_BUDGET_BYTES`], no event log, the default cache boundary,
-    /// and every tool linked into the binary ([`Registry::from_inventory`]).
+    /// and every tool linked into the binary, audited ([`Registry::checked`]).
+    ///
+    /// It never fails and never panics. When the linked registry fails its
+    /// audit (a tool without a reporter, two reporters for one tool, no
+    /// plug-in linked at all), the configuration keeps the report instead
+    /// of a registry: sessions made from it still run their startup load
+    /// and [`Session::touch`], but every tool call fails with
+    /// [`ErrorKind::FailedAudit`] and the report as its message, never an
+    /// answer from a registry that disagrees with itself. Use
+    /// [`SessionConfig::checked`] to fail at construction instead, and
+    /// [`SessionConfig::registry`] to look.
+    ///
+    /// ```standalone_crate
+    /// use jit_core::SessionConfig;
+    /// // Compiled on its own, this example links no plug-in crate, so the
+    /// // registry is empty and fails its audit.
+    /// let config = SessionConfig::new();
+    /// assert!(config.registry().is_err());
+    /// assert!(SessionConfig::checked().is_err());
+    /// ```
     pub fn new() -> Self {
         SessionConfig {
             jit_context: DEFAULT_JIT_CONTEXT,
@@ -60,8 +92,18 @@ impl SessionConfig {
             step_budget: None,
             event_log: None,
             boundary: crate::prompt::CACHE_BOUNDARY.to_owned(),
-            registry: Arc::new(Registry::from_inventory()),
+            registry: linked_registry(),
             native: None,
+        }
+    }
+
+    /// [`SessionConfig::new`], or the audit report of the tools linked into
+    /// this binary when they fail [`Registry::checked`].
+    pub fn checked() -> Result<Self, AuditReport> {
+        let config = SessionConfig::new();
+        match &config.registry {
+            Ok(_) => Ok(config),
+            Err(report) => Err(AuditReport::clone(report)),
         }
     }
 
@@ -108,9 +150,25 @@ impl SessionConfig {
     }
 
     /// Uses `registry` to learn which paths a tool call touched.
+    ///
+    /// It is audited here like the linked one: if it fails
+    /// [`audit`](crate::audit), tool calls fail with
+    /// [`ErrorKind::FailedAudit`] (see [`SessionConfig::new`]).
     pub fn with_registry(mut self, registry: Arc<Registry>) -> Self {
-        self.registry = registry;
+        self.registry = match audit(&registry) {
+            Ok(()) => Ok(registry),
+            Err(report) => Err(Arc::new(report)),
+        };
         self
+    }
+
+    /// The registry tool calls are answered from, or the audit report of
+    /// why there is none.
+    pub fn registry(&self) -> Result<&Registry, &AuditReport> {
+        match &self.registry {
+            Ok(registry) => Ok(registry),
+            Err(report) => Err(report),
+        }
     }
 
     /// Whether runtime discovery is on.
@@ -666,8 +724,9 @@ impl Session {
 
     /// One tool call: the paths its registered reporter names, each
     /// discovered in turn. An unregistered tool or malformed input is an
-    /// error, and nothing is recorded. With `jit_context` off, nothing is
-    /// discovered and no event is written.
+    /// error, and nothing is recorded; so is any call when the
+    /// configuration's registry failed its audit ([`ErrorKind::FailedAudit`]).
+    /// With `jit_context` off, nothing is discovered and no event is written.
     pub fn tool_call(
         &mut self,
         tool: &str,
@@ -690,7 +749,15 @@ impl Session {
                 ..Injection::default()
             });
         }
-        let registry = Arc::clone(&self.config.registry);
+        let registry = match &self.config.registry {
+            Ok(registry) => Arc::clone(registry),
+            Err(report) => {
+                return Err(Error::new(
+                    ErrorKind::FailedAudit,
+                    format!("no tool call can be answered: {report}"),
+                ));
+            }
+        };
         let touched = calls
             .iter()
             .map(|call| registry.affected_paths(&call.tool, &call.input, cwd))

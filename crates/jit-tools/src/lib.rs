@@ -32,8 +32,8 @@
 //! use jit_core::Registry;
 //! use jit_tools as _; // Linking the crate is what registers the tools.
 //!
-//! let registry = Registry::from_inventory();
-//! jit_core::audit(&registry)?;
+//! // The registry of everything linked, refused if it fails its audit.
+//! let registry = Registry::checked()?;
 //! let touched = registry.affected_paths(
 //!     "glob",
 //!     &serde_json::json!({"pattern": "src/ui/**/*.tsx"}),
@@ -55,7 +55,8 @@
 //! `Grep::with_path_field`, `Bash::with_cwd_field`), so a harness whose tools
 //! have other names or fields registers them under its own names with
 //! `jit_core::ReporterRegistration` and checks the result with
-//! `jit_core::audit`.
+//! `jit_core::Registry::checked`, and the names it gives the model with
+//! `jit_core::audit_tools`.
 //!
 //! This crate deliberately does not guess paths from field names of tools it
 //! does not know, does not touch the filesystem, and does not resolve `..` or

@@ -80,3 +80,38 @@ fn an_unreported_tool_is_an_error_at_call_time_never_a_guess() {
         .unwrap();
     assert_eq!(touched.paths, ["src/a.rs"]);
 }
+
+#[test]
+fn a_checked_registry_refuses_to_exist_with_a_duplicate_reporter() {
+    let report = Registry::checked().unwrap_err();
+    assert_eq!(
+        report,
+        jit_core::audit(&Registry::from_inventory()).unwrap_err()
+    );
+    // Unchecked, the duplicate is still refused at call time rather than
+    // answered by whichever registration `inventory` listed first.
+    let err = Registry::from_inventory()
+        .affected_paths("doubly_reported", &serde_json::json!({}), "/p".into())
+        .unwrap_err();
+    assert_eq!(err.kind(), jit_core::ErrorKind::AmbiguousTool);
+}
+
+#[test]
+fn a_session_over_a_failed_registry_refuses_tool_calls_with_the_report() {
+    assert!(jit_core::SessionConfig::checked().is_err());
+    let dir = tempfile::tempdir().unwrap();
+    let engine = std::sync::Arc::new(jit_core::Engine::new(dir.path()).unwrap());
+    let root = engine.root().to_owned();
+    let mut session = jit_core::Session::new(engine, jit_core::SessionConfig::new());
+    let err = session
+        .tool_call("read", &serde_json::json!({"file_path": "a.rs"}), &root)
+        .unwrap_err();
+    assert_eq!(err.kind(), jit_core::ErrorKind::FailedAudit);
+    assert!(
+        err.to_string()
+            .starts_with("no tool call can be answered: tool registry audit failed (3 problems)"),
+        "{err}"
+    );
+    // A touch needs no registry.
+    assert_eq!(session.touch("a.rs".into(), &root).step, 1);
+}

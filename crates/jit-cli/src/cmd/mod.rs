@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+pub mod audit;
 pub mod bash;
 pub mod explain;
 pub mod hook;

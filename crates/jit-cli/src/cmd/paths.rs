@@ -65,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             })?
         }
     };
-    let touched = Registry::from_inventory().affected_paths(&args.tool, &input, &cwd)?;
+    let touched = Registry::checked()?.affected_paths(&args.tool, &input, &cwd)?;
     if args.json {
         let output = Output {
             tool: &args.tool,

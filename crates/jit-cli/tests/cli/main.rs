@@ -7,6 +7,7 @@
 
 use std::process::{Command, Stdio};
 
+mod audit;
 mod bash;
 mod explain;
 mod hook;

@@ -85,7 +85,7 @@ fn handle_inner(
         payload.session_id,
         payload.event_name
     );
-    let registry = Arc::new(Registry::from_inventory());
+    let registry = Arc::new(Registry::checked()?);
 
     // Decide what the event asks before touching any state, so an event
     // with nothing to do costs no lock and no file.

@@ -213,7 +213,7 @@ pub fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay> {
     }
     let engine = Arc::new(engine.with_sources(conventions.sources));
     let root = engine.root().to_owned();
-    let registry = Arc::new(Registry::from_inventory());
+    let registry = Arc::new(Registry::checked()?);
     let mut config = SessionConfig::new().with_registry(Arc::clone(&registry));
     if let Some(events) = &options.events {
         config = config.with_event_log(events.clone());
