@@ -273,8 +273,11 @@ fn split_brace(key: &str, globs: &[String]) -> Option<String> {
 /// ```
 ///
 /// It deserializes from a configuration table with these keys (all
-/// optional, unknown ones refused), so a `[conventions.agents]` table of a
-/// `jit.toml` reads straight into it.
+/// optional, unknown ones refused). `jit.toml` gives each convention a
+/// top-level table of its own (`[agents]`, `[gemini]`, ...) with the keys
+/// `names`, `fallback_names`, `extra_names` and `budget_bytes`; `agent` is
+/// for a caller that builds the source for a known agent; `jit.toml`
+/// does not set it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 #[non_exhaustive]

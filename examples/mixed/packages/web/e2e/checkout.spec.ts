@@ -1,0 +1,3 @@
+import { test } from "@playwright/test";
+
+test("a guest can check out", async () => {});

@@ -1,0 +1,5 @@
+import { Button } from "./components/Button";
+
+export function App() {
+  return <Button label="Checkout" />;
+}

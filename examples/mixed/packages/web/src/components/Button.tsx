@@ -1,0 +1,5 @@
+export type Props = { label: string };
+
+export function Button({ label }: Props) {
+  return <button>{label}</button>;
+}
