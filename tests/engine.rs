@@ -902,3 +902,69 @@ fn a_non_utf8_rule_name_is_reported_root_relative() {
     );
     assert_eq!(steps[0].loaded.len(), 1);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_parent_segment_after_a_link_leaving_the_root_is_outside() {
+    // From `src/`, `link/../x.ts` is opened by the OS as `elsewhere/x.ts`
+    // (the parent of the link's target), not as `src/x.ts`.
+    let fixture = Fixture::new(&[("CLAUDE.md", "root\n"), ("src/CLAUDE.md", "SRC_RULE\n")]);
+    fs::create_dir_all(fixture.base.join("elsewhere/d")).unwrap();
+    fs::write(fixture.base.join("elsewhere/x.ts"), "").unwrap();
+    fixture.symlink(Path::new("../../elsewhere/d"), "src/link");
+    let engine = fixture.engine();
+    let mut state = DiscoveryState::default();
+    let cwd = utf8(&fixture.path("src"));
+    let found = engine.discover(&mut state, Utf8Path::new("link/../x.ts"), &cwd);
+    let elsewhere = utf8(&fs::canonicalize(fixture.base.join("elsewhere")).unwrap());
+    assert_eq!(found.trigger, elsewhere.join("x.ts").as_str());
+    assert!(found.loaded.is_empty(), "{found:#?}");
+    assert_eq!(found.skipped.len(), 1, "{found:#?}");
+    assert_eq!(found.skipped[0].reason, SkipReason::OutsideRoot);
+    assert!(!format!("{found:?}").contains("SRC_RULE"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_parent_segment_after_a_link_inside_the_root_climbs_from_the_target() {
+    // `src/link → ../lib/d`: `src/link/../x.ts` is `lib/x.ts`, so `lib/`'s
+    // rules apply and `src/`'s do not.
+    let fixture = Fixture::new(&[
+        ("src/CLAUDE.md", "SRC_RULE\n"),
+        ("lib/CLAUDE.md", "lib\n"),
+        ("lib/d/a.ts", ""),
+    ]);
+    fixture.symlink(Path::new("../lib/d"), "src/link");
+    check_fixture(
+        &fixture,
+        &["src/link/../x.ts", "src/./link/../../src/link/../y.ts"],
+        "1 lib/x.ts\n  + lib/CLAUDE.md nested_traversal\n2 lib/y.ts\n",
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_parent_segment_after_a_link_in_the_cwd_climbs_from_the_target() {
+    let fixture = Fixture::new(&[("src/CLAUDE.md", "SRC_RULE\n")]);
+    fs::create_dir_all(fixture.base.join("elsewhere/d")).unwrap();
+    fixture.symlink(Path::new("../../elsewhere/d"), "src/link");
+    let engine = fixture.engine();
+    let mut state = DiscoveryState::default();
+    let cwd = utf8(&fixture.path("src/link"));
+    let found = engine.discover(&mut state, Utf8Path::new("../x.ts"), &cwd);
+    assert!(found.loaded.is_empty(), "{found:#?}");
+    assert_eq!(found.skipped[0].reason, SkipReason::OutsideRoot);
+}
+
+#[test]
+fn a_parent_segment_after_a_plain_or_missing_directory_is_lexical() {
+    check(
+        &[("src/CLAUDE.md", "src\n"), ("lib/CLAUDE.md", "lib\n")],
+        &[
+            "src/ui/../a.ts",
+            "lib/new/../../src/b.ts",
+            "src/gone/../../lib/c.ts",
+        ],
+        "1 src/a.ts\n  + src/CLAUDE.md nested_traversal\n2 src/b.ts\n3 lib/c.ts\n  + lib/CLAUDE.md nested_traversal\n",
+    );
+}

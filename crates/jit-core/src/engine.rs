@@ -11,7 +11,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};
-use crate::paths::{normalize, relative_to, slash};
+use crate::paths::{normalize, relative_to, resolve_parents, slash};
 use crate::registry::{Registry, SkippedInput};
 use crate::rule::{
     Attribution, LoadKind, LoadedRule, ParsedRule, Rejection, RuleScope, SkipReason, SkippedRule,
@@ -433,7 +433,10 @@ impl Engine {
         } else {
             self.root.join(cwd)
         };
-        let abs = normalize(&cwd.join(path));
+        // `..` is resolved as the OS will resolve it: after a link, it
+        // climbs from the link's target (lexically, `src/link/..` would be
+        // `src` whatever the link points at).
+        let abs = resolve_parents(&cwd.join(path));
         let mut discovery = Discovery {
             trigger: String::new(),
             ..Discovery::default()

@@ -1,4 +1,6 @@
-//! Path helpers: lexical normalisation, segment-wise containment, and root-relative display.
+//! Path helpers: lexical normalisation, `..` resolved as the OS does, segment-wise containment, and root-relative display.
+
+use std::fs;
 
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 
@@ -31,6 +33,59 @@ pub(crate) fn normalize(path: &Utf8Path) -> Utf8PathBuf {
         }
     }
     out
+}
+
+/// `path` with `.` and `..` resolved the way the OS resolves them when it
+/// opens the path: a `..` after a symbolic link climbs from the link's
+/// target, not from the directory holding the link. From `src/`,
+/// `link/../x.ts` with `link → ../../elsewhere/d` is `elsewhere/x.ts`, where
+/// [`normalize`] would say `src/x.ts`.
+///
+/// Only a prefix that a `..` follows is looked at, with one `lstat`, and
+/// resolved with `realpath` when it is a link; a path without `..` costs
+/// no system call. A `..` after a plain directory, or after a name that
+/// does not exist (yet), is folded lexically: the first is what the OS
+/// does, and the second names nothing the OS could open (`mkdir -p` creates
+/// it as a plain directory, whose `..` is again lexical). On Windows, where
+/// `..` is folded before the filesystem is asked, this is [`normalize`].
+pub(crate) fn resolve_parents(path: &Utf8Path) -> Utf8PathBuf {
+    if !cfg!(unix) || !path.components().any(|c| c == Utf8Component::ParentDir) {
+        return normalize(path);
+    }
+    let mut out = Utf8PathBuf::new();
+    for component in path.components() {
+        match component {
+            Utf8Component::CurDir => {}
+            Utf8Component::ParentDir => match out.components().next_back() {
+                Some(Utf8Component::Normal(_)) => {
+                    if let Some(real) = link_target(&out) {
+                        out = real;
+                    }
+                    out.pop();
+                }
+                Some(Utf8Component::RootDir | Utf8Component::Prefix(_)) => {}
+                Some(Utf8Component::ParentDir | Utf8Component::CurDir) | None => out.push(".."),
+            },
+            other => out.push(other.as_str()),
+        }
+    }
+    out
+}
+
+/// The real path of `path` when it is a symbolic link that resolves; `None`
+/// for anything else (a dangling link or a loop names nothing the OS could
+/// open, so the caller's lexical fold is as good as any).
+fn link_target(path: &Utf8Path) -> Option<Utf8PathBuf> {
+    if !fs::symlink_metadata(path).ok()?.file_type().is_symlink() {
+        return None;
+    }
+    let real = fs::canonicalize(path).ok()?;
+    // A non-UTF-8 target keeps its valid part; the lossy name exists
+    // nowhere, so whatever lies below it is judged missing.
+    Some(
+        Utf8PathBuf::from_path_buf(real)
+            .unwrap_or_else(|real| Utf8PathBuf::from(real.to_string_lossy().into_owned())),
+    )
 }
 
 /// `path` relative to `root` when it is `root` itself or below it, compared by
@@ -115,6 +170,35 @@ mod tests {
                 Utf8Path::new("/")
             ),
             Some(Utf8Path::new("etc/passwd"))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_parent_segment_after_a_link_climbs_from_the_link_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        fs::create_dir_all(base.join("proj/src/plain")).unwrap();
+        fs::create_dir_all(base.join("elsewhere/d")).unwrap();
+        std::os::unix::fs::symlink("../../elsewhere/d", base.join("proj/src/link")).unwrap();
+        std::os::unix::fs::symlink("nowhere", base.join("proj/src/dangling")).unwrap();
+        let check = |rel: &str, expected: &str| {
+            assert_eq!(
+                resolve_parents(&base.join(rel)),
+                base.join(expected),
+                "{rel}"
+            );
+        };
+        check("proj/src/link/../x.ts", "elsewhere/x.ts");
+        check("proj/src/link/./../../x.ts", "x.ts");
+        check("proj/src/link/x.ts", "proj/src/link/x.ts");
+        check("proj/src/plain/../x.ts", "proj/src/x.ts");
+        check("proj/src/link/sub/../x.ts", "proj/src/link/x.ts");
+        check("proj/src/missing/../x.ts", "proj/src/x.ts");
+        check("proj/src/dangling/../x.ts", "proj/src/x.ts");
+        assert_eq!(
+            resolve_parents(Utf8Path::new("/../a")),
+            Utf8PathBuf::from("/a")
         );
     }
 

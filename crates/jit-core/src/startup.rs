@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::engine::{DirScan, Discovery, DiscoveryState, Engine, Level};
 use crate::index::{IndexEntry, IndexOverflow};
-use crate::paths::normalize;
+use crate::paths::resolve_parents;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
 use crate::scope::SignalMatcher;
 use crate::signals::{ChangeSet, ChangeSource};
@@ -163,9 +163,9 @@ impl Engine {
         let mut report = StartupReport::default();
 
         let cwd = if options.cwd.is_absolute() {
-            normalize(&options.cwd)
+            resolve_parents(&options.cwd)
         } else {
-            normalize(&self.root().join(&options.cwd))
+            resolve_parents(&self.root().join(&options.cwd))
         };
         let bounded = options.changes.as_ref().map(|inner| WithDeadline {
             inner: Arc::clone(inner),
