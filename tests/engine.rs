@@ -968,3 +968,25 @@ fn a_parent_segment_after_a_plain_or_missing_directory_is_lexical() {
         "1 src/a.ts\n  + src/CLAUDE.md nested_traversal\n2 src/b.ts\n3 lib/c.ts\n  + lib/CLAUDE.md nested_traversal\n",
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_root_given_through_a_link_and_a_parent_segment_is_where_the_os_puts_it() {
+    // `a/link/..` is `real`, the parent of the link's target, so `a/` is
+    // not the root and a file there gets none of the root's rules.
+    let fixture = Fixture::new(&[]);
+    fs::create_dir_all(fixture.base.join("real/inner")).unwrap();
+    fs::create_dir_all(fixture.base.join("a")).unwrap();
+    fs::write(fixture.base.join("real/CLAUDE.md"), "ROOT_RULE\n").unwrap();
+    std::os::unix::fs::symlink("../real/inner", fixture.base.join("a/link")).unwrap();
+    let engine = Engine::new(fixture.base.join("a/link/..")).unwrap();
+    let mut state = DiscoveryState::default();
+    let outside = utf8(&fixture.base.join("a/x.ts"));
+    let found = engine.discover(&mut state, &outside, Utf8Path::new("/"));
+    assert!(found.loaded.is_empty(), "{found:#?}");
+    assert_eq!(found.skipped[0].reason, SkipReason::OutsideRoot);
+    let inside = utf8(&fixture.base.join("a/link/../x.ts"));
+    let found = engine.discover(&mut state, &inside, Utf8Path::new("/"));
+    assert_eq!(found.trigger, "x.ts");
+    assert_eq!(found.loaded.len(), 1, "{found:#?}");
+}

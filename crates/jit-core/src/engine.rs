@@ -11,7 +11,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};
-use crate::paths::{normalize, relative_to, resolve_parents, slash};
+use crate::paths::{relative_to, resolve_parents, slash};
 use crate::registry::{Registry, SkippedInput};
 use crate::rule::{
     Attribution, LoadKind, LoadedRule, ParsedRule, Rejection, RuleScope, SkipReason, SkippedRule,
@@ -310,8 +310,10 @@ impl Engine {
         }
         let canonical = Utf8PathBuf::from_path_buf(canonical)
             .map_err(|p| invalid(format!("canonical path {} is not UTF-8", p.display())))?;
+        // `..` in the root as given is resolved as the OS resolves it, or
+        // a path below the lexical fold would pass for one inside the root.
         let given_root = Utf8PathBuf::from_path_buf(absolute)
-            .map(|p| normalize(&p))
+            .map(|p| resolve_parents(&p))
             .unwrap_or_else(|_| canonical.clone());
         Ok(Engine {
             root: canonical,
