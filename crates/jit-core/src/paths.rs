@@ -311,6 +311,123 @@ mod tests {
             }
         }
 
+        /// Directories of the generated trees: `proj` is the root, `out`
+        /// lies beside it.
+        const DIRS: &[&str] = &["proj/a/b", "proj/c", "out/d/e"];
+        /// Where links go, and what they may point at: up, down, sideways,
+        /// out of the root and back, absolute, dangling and looping.
+        const LINK_DIRS: &[&str] = &["proj", "proj/a", "proj/a/b", "proj/c", "out/d"];
+        const TARGETS: &[&str] = &[
+            "..",
+            "../..",
+            "a",
+            "../c",
+            "../../out/d",
+            "../../../out/d/e",
+            "/ABS/out/d",
+            "/ABS/proj/a/b",
+            "nowhere",
+            "l0",
+        ];
+        const SEGMENTS: &[&str] = &[
+            "a", "b", "c", "d", "e", "l", "m", "..", "..", "..", ".", "f", "f", "l/..", "m/..",
+            "l/..",
+        ];
+
+        /// Builds the tree in a fresh temp dir: the directories, a file `f`
+        /// in each, and in each of `LINK_DIRS` two links, `l` and `m`, to the
+        /// `TARGETS` given for it.
+        #[cfg(unix)]
+        fn build(links: &[(usize, usize)]) -> (tempfile::TempDir, Utf8PathBuf) {
+            assert_eq!(links.len(), LINK_DIRS.len());
+            let dir = tempfile::tempdir().unwrap();
+            let base = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+            for d in DIRS {
+                fs::create_dir_all(base.join(d)).unwrap();
+            }
+            for d in [
+                "proj", "proj/a", "proj/a/b", "proj/c", "out", "out/d", "out/d/e",
+            ] {
+                fs::write(base.join(d).join("f"), "").unwrap();
+            }
+            for (at, (l, m)) in LINK_DIRS.iter().zip(links) {
+                for (name, target) in [("l", l), ("m", m)] {
+                    let target = TARGETS[*target].replace("/ABS", base.as_str());
+                    std::os::unix::fs::symlink(target, base.join(at).join(name)).unwrap();
+                }
+            }
+            (dir, base)
+        }
+
+        fn realpath(path: &Utf8Path) -> Option<Utf8PathBuf> {
+            Utf8PathBuf::from_path_buf(fs::canonicalize(path).ok()?).ok()
+        }
+
+        static EXISTING: AtomicUsize = AtomicUsize::new(0);
+        static OUTSIDE: AtomicUsize = AtomicUsize::new(0);
+        static THROUGH_A_LINK: AtomicUsize = AtomicUsize::new(0);
+
+        #[cfg(unix)]
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 384, ..ProptestConfig::default() })]
+
+            fn parents_resolve_where_realpath_does(
+                links in prop::collection::vec(
+                    (0..TARGETS.len(), 0..TARGETS.len()),
+                    LINK_DIRS.len(),
+                ),
+                start in 0..LINK_DIRS.len(),
+                segments in prop::collection::vec(prop::sample::select(SEGMENTS), 1..6),
+            ) {
+                let (_dir, base) = build(&links);
+                let root = base.join("proj");
+                let path = base.join(LINK_DIRS[start]).join(segments.join("/"));
+                let resolved = resolve_parents(&path);
+                prop_assert!(resolved.is_absolute());
+                prop_assert!(
+                    !resolved.components().any(|c| c == Utf8Component::ParentDir),
+                    "{path} -> {resolved}"
+                );
+                // Idempotent: nothing is left for a second pass to resolve.
+                prop_assert_eq!(resolve_parents(&resolved), resolved.clone());
+                if let Some(real) = realpath(&path) {
+                    EXISTING.fetch_add(1, Ordering::Relaxed);
+                    // Wherever the OS opens the path, the resolved spelling
+                    // opens the same file...
+                    prop_assert_eq!(realpath(&resolved), Some(real.clone()), "{}", path);
+                    // ...and is judged inside the root exactly when the OS
+                    // says it is.
+                    let inside = realpath(&resolved)
+                        .is_some_and(|r| relative_to(&r, &root).is_some());
+                    prop_assert_eq!(inside, relative_to(&real, &root).is_some(), "{}", path);
+                    if !inside {
+                        OUTSIDE.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if normalize(&path) != resolved {
+                        THROUGH_A_LINK.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+
+        /// The generated trees must exercise the links: enough existing
+        /// paths, some leaving the root, some where the lexical fold is wrong.
+        #[cfg(unix)]
+        #[test]
+        fn parent_resolution_property_reaches_links_and_both_sides() {
+            parents_resolve_where_realpath_does();
+            let (existing, outside, through) = (
+                EXISTING.load(Ordering::Relaxed),
+                OUTSIDE.load(Ordering::Relaxed),
+                THROUGH_A_LINK.load(Ordering::Relaxed),
+            );
+            // About half of what a run usually sees, so the check does not
+            // flake with the random seed.
+            assert!(existing >= 40, "{existing} existing paths");
+            assert!(outside >= 12, "{outside} paths outside the root");
+            assert!(through >= 10, "{through} paths where `..` followed a link");
+        }
+
         /// The containment property must have judged enough cases on both
         /// sides to mean anything; a generator that drifts fails here.
         #[test]
