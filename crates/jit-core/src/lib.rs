@@ -98,6 +98,7 @@ pub use manifest::{
 };
 pub use narrow::narrow_to_cwd;
 pub use open::{open_append, open_regular};
+pub use paths::{lexical_clean, relative_to, resolve_parents};
 pub use prompt::{CACHE_BOUNDARY, PromptBlock, SystemPrompt};
 pub use registry::{
     AffectedPaths, Registry, ReporterRegistration, SkippedInput, ToolRegistration, TouchedPaths,

@@ -1,4 +1,13 @@
-//! Path helpers: lexical normalisation, `..` resolved as the OS does, segment-wise containment, and root-relative display.
+//! The path library of the workspace above the leaves: a reporter's spelling clean-up, `..` resolved as the OS does, segment-wise containment, and root-relative display.
+//!
+//! Three operations with three names, because they mean three things:
+//! [`lexical_clean`] tidies how a tool call spelled a path and keeps every
+//! `..` (a reporter cannot know what a `..` climbs from); [`resolve_parents`]
+//! puts a path where the OS will open it (the engine's normaliser);
+//! `normalize` is the purely lexical fold, right only where no link can
+//! be involved, and kept private. [`relative_to`] is the one containment
+//! check: by whole segments, on paths that went through `resolve_parents` or
+//! `realpath`.
 
 use std::fs;
 
@@ -35,6 +44,38 @@ pub(crate) fn normalize(path: &Utf8Path) -> Utf8PathBuf {
     out
 }
 
+/// `path` as a tool call addressed it, with its spelling tidied: `.`
+/// segments and repeated `/` are dropped, a leading `/` and a trailing `/`
+/// are kept (the trailing one says the call addressed a directory). `..` is
+/// kept: what it climbs from depends on links, so [`resolve_parents`]
+/// decides it against the filesystem. A path that tidies to nothing is `.`,
+/// the cwd itself. Tool path reporters report paths in this form.
+///
+/// ```
+/// use jit_core::lexical_clean;
+/// assert_eq!(lexical_clean("./src//ui/./"), "src/ui/");
+/// assert_eq!(lexical_clean("link/../x.ts"), "link/../x.ts");
+/// assert_eq!(lexical_clean("./"), ".");
+/// ```
+pub fn lexical_clean(path: &str) -> Utf8PathBuf {
+    let segments: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let mut out = String::with_capacity(path.len());
+    if path.starts_with('/') {
+        out.push('/');
+    }
+    out.push_str(&segments.join("/"));
+    if path.ends_with('/') && !segments.is_empty() {
+        out.push('/');
+    }
+    if out.is_empty() {
+        out.push('.');
+    }
+    Utf8PathBuf::from(out)
+}
+
 /// `path` with `.` and `..` resolved the way the OS resolves them when it
 /// opens the path: a `..` after a symbolic link climbs from the link's
 /// target, not from the directory holding the link. From `src/`,
@@ -48,7 +89,24 @@ pub(crate) fn normalize(path: &Utf8Path) -> Utf8PathBuf {
 /// does, and the second names nothing the OS could open (`mkdir -p` creates
 /// it as a plain directory, whose `..` is again lexical). On Windows, where
 /// `..` is folded before the filesystem is asked, this is [`normalize`].
-pub(crate) fn resolve_parents(path: &Utf8Path) -> Utf8PathBuf {
+///
+/// ```
+/// use camino::Utf8Path;
+/// let dir = tempfile::tempdir()?;
+/// let base = camino::Utf8PathBuf::try_from(dir.path().canonicalize()?)?;
+/// std::fs::create_dir_all(base.join("proj/src"))?;
+/// std::fs::create_dir_all(base.join("elsewhere/d"))?;
+/// # #[cfg(unix)] {
+/// std::os::unix::fs::symlink("../../elsewhere/d", base.join("proj/src/link"))?;
+/// let opened = jit_core::resolve_parents(&base.join("proj/src/link/../x.ts"));
+/// assert_eq!(opened, base.join("elsewhere/x.ts"));
+/// assert_eq!(jit_core::relative_to(&opened, &base.join("proj")), None);
+/// # }
+/// // Without a link, `..` folds lexically and costs no system call.
+/// assert_eq!(jit_core::resolve_parents(Utf8Path::new("/p/src/./ui/../a.ts")), "/p/src/a.ts");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn resolve_parents(path: &Utf8Path) -> Utf8PathBuf {
     if !cfg!(unix) || !path.components().any(|c| c == Utf8Component::ParentDir) {
         return normalize(path);
     }
@@ -91,9 +149,20 @@ fn link_target(path: &Utf8Path) -> Option<Utf8PathBuf> {
 /// `path` relative to `root` when it is `root` itself or below it, compared by
 /// whole path segments (`/tmp/proj-evil` is not inside `/tmp/proj`).
 ///
-/// Both paths must be normalised. On Unix this is a string comparison with a
-/// separator check (the walk calls it at every level, so it must be cheap).
-pub(crate) fn relative_to<'a>(path: &'a Utf8Path, root: &Utf8Path) -> Option<&'a Utf8Path> {
+/// Both paths must be normalised ([`resolve_parents`] or `realpath`); the
+/// containment of a path that may cross a link is `relative_to` on real
+/// paths. On Unix this is a string comparison with a separator check (the
+/// walk calls it at every level, so it must be cheap).
+///
+/// ```
+/// use camino::Utf8Path;
+/// use jit_core::relative_to;
+/// let root = Utf8Path::new("/tmp/proj");
+/// assert_eq!(relative_to(Utf8Path::new("/tmp/proj/src/a.ts"), root), Some(Utf8Path::new("src/a.ts")));
+/// assert_eq!(relative_to(Utf8Path::new("/tmp/proj"), root), Some(Utf8Path::new("")));
+/// assert_eq!(relative_to(Utf8Path::new("/tmp/proj-evil/a.ts"), root), None);
+/// ```
+pub fn relative_to<'a>(path: &'a Utf8Path, root: &Utf8Path) -> Option<&'a Utf8Path> {
     if cfg!(unix) {
         let (p, r) = (path.as_str(), root.as_str());
         let rest = p.strip_prefix(r)?;
@@ -202,6 +271,29 @@ mod tests {
         );
     }
 
+    #[track_caller]
+    fn check_clean(path: &str, expected: &str) {
+        assert_eq!(
+            lexical_clean(path).as_str(),
+            expected,
+            "lexical_clean({path:?})"
+        );
+    }
+
+    #[test]
+    fn lexical_clean_drops_dot_segments_and_repeated_slashes_only() {
+        check_clean("./src/a.rs", "src/a.rs");
+        check_clean("src//ui/./a.rs", "src/ui/a.rs");
+        check_clean("src/ui/", "src/ui/");
+        check_clean("./", ".");
+        check_clean(".", ".");
+        check_clean("/", "/");
+        check_clean("/abs/./x", "/abs/x");
+        check_clean("a/../b", "a/../b");
+        check_clean("../x", "../x");
+        check_clean("~/x", "~/x");
+    }
+
     #[test]
     fn slash_joins_segments_with_forward_slashes() {
         assert_eq!(slash(Utf8Path::new("src/ui/a.ts")), "src/ui/a.ts");
@@ -288,6 +380,17 @@ mod tests {
                 if once.is_absolute() {
                     prop_assert_eq!(climbing, 0);
                 }
+            }
+
+            #[test]
+            fn lexical_clean_is_idempotent_and_never_moves_a_path(path in path()) {
+                let clean = lexical_clean(&path);
+                prop_assert_eq!(lexical_clean(clean.as_str()), clean.clone());
+                // Tidying keeps every `..` for the engine to resolve, and
+                // changes nothing the lexical fold would see.
+                let climbs = |p: &str| p.split('/').filter(|s| *s == "..").count();
+                prop_assert_eq!(climbs(clean.as_str()), climbs(&path));
+                prop_assert_eq!(normalize(&clean), normalize(Utf8Path::new(&path)));
             }
 
             fn nothing_escapes_the_root_through_parent_segments(root in root(), rel in path()) {

@@ -3,7 +3,8 @@
 use camino::Utf8Path;
 use jit_core::{AffectedPaths, Error, TouchedPaths};
 
-use crate::input::{Input, lexical};
+use crate::input::Input;
+use jit_core::lexical_clean;
 
 /// Reports a `bash` call `{command, cwd?}`: the paths
 /// [`jit_bash::written_paths`] finds, with every word it skipped (and why)
@@ -63,8 +64,8 @@ impl AffectedPaths for Bash {
         let command_cwd = input.optional_str(self.cwd_field)?;
         let analysis = jit_bash::written_paths(command);
         let paths = analysis.paths.iter().map(|path| match command_cwd {
-            Some(dir) if !path.starts_with('/') => lexical(&format!("{dir}/{path}")),
-            _ => lexical(path),
+            Some(dir) if !path.starts_with('/') => lexical_clean(&format!("{dir}/{path}")),
+            _ => lexical_clean(path),
         });
         let mut touched = TouchedPaths::from_paths(paths);
         for skipped in analysis.skipped {

@@ -3,7 +3,8 @@
 use camino::Utf8Path;
 use jit_core::{AffectedPaths, Error, TouchedPaths};
 
-use crate::input::{Input, lexical};
+use crate::input::Input;
+use jit_core::lexical_clean;
 
 /// Reports the one path a tool names in a required string field, such as
 /// `read`'s `file_path` or `ls`'s `path`.
@@ -39,7 +40,7 @@ impl AffectedPaths for PathField {
         _cwd: &Utf8Path,
     ) -> Result<TouchedPaths, Error> {
         let path = Input::new(self.tool, input).required_str(self.field)?;
-        Ok(TouchedPaths::from_paths([lexical(path)]))
+        Ok(TouchedPaths::from_paths([lexical_clean(path)]))
     }
 }
 
@@ -65,7 +66,9 @@ impl AffectedPaths for PathList {
         _cwd: &Utf8Path,
     ) -> Result<TouchedPaths, Error> {
         let paths = Input::new(self.tool, input).required_str_list(self.field)?;
-        Ok(TouchedPaths::from_paths(paths.into_iter().map(lexical)))
+        Ok(TouchedPaths::from_paths(
+            paths.into_iter().map(lexical_clean),
+        ))
     }
 }
 

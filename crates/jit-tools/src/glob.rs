@@ -3,8 +3,9 @@
 use camino::{Utf8Path, Utf8PathBuf};
 use jit_core::{AffectedPaths, Error, TouchedPaths};
 
-use crate::input::{Input, lexical};
+use crate::input::Input;
 use crate::prefix::static_prefix;
+use jit_core::lexical_clean;
 
 /// Reports a `glob` call `{pattern, path?}`: `path` when given, else the
 /// [`static_prefix`](crate::static_prefix) of `pattern`. A pattern with no
@@ -61,7 +62,7 @@ impl AffectedPaths for Glob {
         let input = Input::new(self.tool, input);
         let pattern = input.required_str("pattern")?;
         if let Some(path) = input.optional_str(self.path_field)? {
-            return Ok(TouchedPaths::from_paths([lexical(path)]));
+            return Ok(TouchedPaths::from_paths([lexical_clean(path)]));
         }
         Ok(match static_prefix(pattern) {
             Some(prefix) => TouchedPaths::from_paths([prefix]),

@@ -3,7 +3,8 @@
 use camino::Utf8Path;
 use jit_core::{AffectedPaths, Error, TouchedPaths};
 
-use crate::input::{Input, lexical};
+use crate::input::Input;
+use jit_core::lexical_clean;
 
 /// Reports a `grep` call `{pattern, path?, glob?}`: only `path`. The pattern
 /// is a regular expression and is never read as a glob (`src/\w+\.ts` would
@@ -59,7 +60,7 @@ impl AffectedPaths for Grep {
         // The pattern is validated (a call without one is malformed) but never read as a path.
         input.required_str("pattern")?;
         Ok(match input.optional_str(self.path_field)? {
-            Some(path) => TouchedPaths::from_paths([lexical(path)]),
+            Some(path) => TouchedPaths::from_paths([lexical_clean(path)]),
             None => TouchedPaths::default(),
         })
     }

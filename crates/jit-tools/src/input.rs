@@ -1,6 +1,5 @@
-//! Reading a tool call's JSON input: typed field access that names the tool and field on failure, and lexical path normalisation.
+//! Reading a tool call's JSON input: typed field access that names the tool and field on failure.
 
-use camino::Utf8PathBuf;
 use jit_core::Error;
 use serde_json::Value;
 
@@ -94,54 +93,11 @@ fn describe(value: &Value) -> &'static str {
     }
 }
 
-/// `path` as the call addressed it, lexically normalised: `.` segments and
-/// repeated `/` are dropped, a leading `/` and a trailing `/` are kept (the
-/// trailing one says the call addressed a directory). `..` is kept: resolving
-/// it lexically is wrong across symlinks, so the engine resolves it against
-/// the filesystem. A path that normalises to nothing is `.`, the cwd itself.
-pub(crate) fn lexical(path: &str) -> Utf8PathBuf {
-    let segments: Vec<&str> = path
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    let mut out = String::with_capacity(path.len());
-    if path.starts_with('/') {
-        out.push('/');
-    }
-    out.push_str(&segments.join("/"));
-    if path.ends_with('/') && !segments.is_empty() {
-        out.push('/');
-    }
-    if out.is_empty() {
-        out.push('.');
-    }
-    Utf8PathBuf::from(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
     use serde_json::json;
-
-    #[track_caller]
-    fn check_lexical(path: &str, expected: &str) {
-        assert_eq!(lexical(path).as_str(), expected, "lexical({path:?})");
-    }
-
-    #[test]
-    fn lexical_drops_dot_segments_and_repeated_slashes_only() {
-        check_lexical("./src/a.rs", "src/a.rs");
-        check_lexical("src//ui/./a.rs", "src/ui/a.rs");
-        check_lexical("src/ui/", "src/ui/");
-        check_lexical("./", ".");
-        check_lexical(".", ".");
-        check_lexical("/", "/");
-        check_lexical("/abs/./x", "/abs/x");
-        check_lexical("a/../b", "a/../b");
-        check_lexical("../x", "../x");
-        check_lexical("~/x", "~/x");
-    }
 
     #[track_caller]
     fn check_error(result: Result<impl std::fmt::Debug, Error>, expected: &str) {

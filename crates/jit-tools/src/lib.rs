@@ -22,10 +22,11 @@
 //! | `apply_patch` | `{command}` (patch text) | the files it adds or updates; a move's target; never a deleted file |
 //! | `web_fetch`, `web_search`, `todo_write`, `task`, `bash_output`, `kill_shell`, `exit_plan_mode`, `ask_user`, `skill`, `save_memory`, `update_plan` | anything | nothing ([`TouchesNothing`](jit_core::TouchesNothing)) |
 //!
-//! Paths come back as the call addressed them, lexically normalised (`.`
-//! segments and repeated `/` dropped, `..` and a trailing `/` kept).
-//! Relative paths stay relative to the call's cwd; the engine resolves and
-//! contains them. Malformed input (a missing field, a wrong type) is an error
+//! Paths come back as the call addressed them, tidied by
+//! [`jit_core::lexical_clean`] (`.` segments and repeated `/` dropped, `..`
+//! and a trailing `/` kept). Relative paths stay relative to the call's cwd;
+//! the engine resolves them ([`jit_core::resolve_parents`]: a `..` after a
+//! link climbs from its target) and contains them. Malformed input (a missing field, a wrong type) is an error
 //! naming the tool and the field, never a silent empty answer.
 //!
 //! ```

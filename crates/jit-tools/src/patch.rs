@@ -3,7 +3,8 @@
 use camino::{Utf8Path, Utf8PathBuf};
 use jit_core::{AffectedPaths, Error, TouchedPaths};
 
-use crate::input::{Input, lexical};
+use crate::input::Input;
+use jit_core::lexical_clean;
 
 const ADD_FILE: &str = "*** Add File:";
 const UPDATE_FILE: &str = "*** Update File:";
@@ -173,7 +174,7 @@ fn touched_by(patch: &str) -> TouchedPaths {
 
 /// Adds `path`, lexically normalised, unless it is already reported.
 fn push(paths: &mut Vec<Utf8PathBuf>, path: &str) {
-    let path = lexical(path);
+    let path = lexical_clean(path);
     if !paths.contains(&path) {
         paths.push(path);
     }
