@@ -535,9 +535,22 @@ impl Engine {
             .find(|s| name.is_empty() || s.name() == name)
     }
 
-    /// The root-relative form of an absolute, normalised path, if it is
-    /// inside the root (lexically, or once its existing part is resolved).
-    pub(crate) fn locate(&self, abs: &Utf8Path) -> Option<Utf8PathBuf> {
+    /// The root-relative form of an absolute path that went through
+    /// [`crate::resolve_parents`], if it is inside the root: lexically under
+    /// the root (canonical or as given), or once its deepest existing
+    /// ancestor is resolved. This is how [`Engine::discover`] places a
+    /// touched path; tools that explain a discovery use it to agree.
+    ///
+    /// ```
+    /// use jit_core::{Engine, resolve_parents};
+    /// let dir = tempfile::tempdir()?;
+    /// let engine = Engine::new(dir.path())?;
+    /// let inside = resolve_parents(&engine.root().join("src/ui/../a.ts"));
+    /// assert_eq!(engine.locate(&inside).as_deref(), Some("src/a.ts".into()));
+    /// assert_eq!(engine.locate(&resolve_parents(&engine.root().join("../x"))), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn locate(&self, abs: &Utf8Path) -> Option<Utf8PathBuf> {
         if let Some(rel) = relative_to(abs, &self.root) {
             return Some(rel.to_owned());
         }

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
+use camino::{Utf8Path, Utf8PathBuf};
 use jit_core::{
     Discovery, Engine, HeadScope, RuleLocation, RuleSource, Session, SessionConfig, SkipReason,
-    StartupReport, inspect_rule, rule_locations, trace_pattern,
+    StartupReport, inspect_rule, resolve_parents, rule_locations, trace_pattern,
 };
 use serde::Serialize;
 
@@ -147,15 +147,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let rule = utf8(args.rule.clone(), "RULE")?;
     let path = utf8(args.path.clone(), "PATH")?;
-    let given_root = utf8(
-        std::path::absolute(&args.root).unwrap_or_else(|_| args.root.clone()),
-        "--root",
-    )?;
+    // Both paths are placed as the engine places a touched path: `..`
+    // resolved as the OS does, then located under the root.
+    let rule_abs = resolve_parents(&cwd.join(&rule));
+    let path_abs = resolve_parents(&cwd.join(&path));
     let ctx = Context {
         root: engine.root().to_owned(),
-        given_root: lexical(&given_root),
-        rule_abs: lexical(&cwd.join(&rule)),
-        path_abs: lexical(&cwd.join(&path)),
+        rule_rel: engine.locate(&rule_abs).map(|rel| slash(&rel)),
+        path_rel: engine.locate(&path_abs).map(|rel| slash(&rel)),
+        rule_abs,
+        path_abs,
         path_names_dir: path.as_str().ends_with('/'),
     };
     let mut config = SessionConfig::new();
@@ -185,39 +186,14 @@ fn utf8(path: PathBuf, what: &str) -> anyhow::Result<Utf8PathBuf> {
 struct Context {
     /// The canonical root.
     root: Utf8PathBuf,
-    /// The root as given, absolute.
-    given_root: Utf8PathBuf,
+    /// RULE, root-relative and `/`-separated, when it is inside the root.
+    rule_rel: Option<String>,
+    /// PATH, root-relative and `/`-separated, when it is inside the root.
+    path_rel: Option<String>,
     rule_abs: Utf8PathBuf,
     path_abs: Utf8PathBuf,
     /// PATH was written with a trailing `/`.
     path_names_dir: bool,
-}
-
-impl Context {
-    /// The root-relative, `/`-separated form of an absolute path inside the
-    /// root (`""` for the root): lexically, or once its deepest existing
-    /// ancestor is resolved.
-    fn relative(&self, abs: &Utf8Path) -> Option<String> {
-        for root in [&self.root, &self.given_root] {
-            if let Ok(rel) = abs.strip_prefix(root) {
-                return Some(slash(rel));
-            }
-        }
-        let mut existing = abs;
-        let mut rest: Vec<&str> = Vec::new();
-        loop {
-            if let Some(real) = canonical(existing) {
-                let rel = real.strip_prefix(&self.root).ok()?;
-                let mut rel = rel.to_owned();
-                for part in rest.iter().rev() {
-                    rel.push(part);
-                }
-                return Some(slash(&rel));
-            }
-            rest.push(existing.file_name()?);
-            existing = existing.parent()?;
-        }
-    }
 }
 
 /// Runs the four steps.
@@ -367,7 +343,7 @@ struct Candidate {
 
 fn step_candidate(ctx: &Context, sources: &[&dyn RuleSource]) -> Result<Candidate, Failure> {
     let shown_rule = ctx.rule_abs.to_string();
-    let Some(rule) = ctx.relative(&ctx.rule_abs) else {
+    let Some(rule) = ctx.rule_rel.clone() else {
         return Err(Failure::new(
             format!(
                 "{shown_rule} is outside the project root {}: only files under the root are \
@@ -377,7 +353,7 @@ fn step_candidate(ctx: &Context, sources: &[&dyn RuleSource]) -> Result<Candidat
             format!("{shown_rule} is outside the project root"),
         ));
     };
-    let Some(path) = ctx.relative(&ctx.path_abs) else {
+    let Some(path) = ctx.path_rel.clone() else {
         let shown = ctx.path_abs.to_string();
         return Err(Failure::new(
             format!(
@@ -952,21 +928,6 @@ fn slash(rel: &Utf8Path) -> String {
 
 fn canonical(path: &Utf8Path) -> Option<Utf8PathBuf> {
     Utf8PathBuf::from_path_buf(std::fs::canonicalize(path).ok()?).ok()
-}
-
-/// `path` without `.` and with `..` applied, lexically.
-fn lexical(path: &Utf8Path) -> Utf8PathBuf {
-    let mut out = Utf8PathBuf::new();
-    for component in path.components() {
-        match component {
-            Utf8Component::CurDir => {}
-            Utf8Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_str()),
-        }
-    }
-    out
 }
 
 fn write_human(out: &mut impl Write, report: &Report) -> std::io::Result<()> {

@@ -358,6 +358,25 @@ fn step_4_a_rule_linked_outside_the_root_is_not_read() {
     assert!(!doc.to_string().contains("secret rules"));
 }
 
+#[cfg(unix)]
+#[test]
+fn a_parent_segment_after_a_link_is_judged_where_the_os_opens_the_path() {
+    // `src/api/link/../a.ts` with `link → ../../docs/sub` is `docs/a.ts`:
+    // src/api/'s rule is not on its chain, as the engine would find.
+    let dir = demo();
+    fs::create_dir_all(dir.path().join("docs/sub")).unwrap();
+    std::os::unix::fs::symlink("../../docs/sub", dir.path().join("src/api/link")).unwrap();
+    let doc = why_json(dir.path(), &[], "src/api/CLAUDE.md", "src/api/link/../a.ts");
+    assert_eq!(doc["verdict"], "does_not_load", "{doc}");
+    let step1 = doc["steps"][0]["detail"].as_str().unwrap();
+    assert!(
+        step1.contains("not on the directory chain of docs/a.ts"),
+        "{step1}"
+    );
+    let doc = why_json(dir.path(), &[], "docs/AGENTS.md", "src/api/link/../a.ts");
+    assert_eq!(oks(&doc)[0], json!(true), "{doc}");
+}
+
 #[test]
 fn usage_errors_exit_2_and_a_closed_pipe_exits_quietly() {
     let dir = demo();
