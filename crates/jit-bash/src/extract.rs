@@ -85,7 +85,15 @@ fn emit(word: &Word, offset: Option<usize>, out: &mut Collector) {
 
 /// An absolute path with `//`, `.` and `..` folded lexically (`..` at the
 /// top stays at `/`, as the kernel does); `None` for a relative path.
-fn absolute_normal(path: &str) -> Option<String> {
+///
+/// This is a filter's view, not where the path is: it only decides whether
+/// a word names a device or a temp file, and the word is reported as
+/// written. A lexical fold can be wrong after a symlink, which here costs at
+/// most a miss (`/tmp/link/../x` is skipped as temp); where a reported path
+/// really lies is decided by jit-core's `resolve_parents`, against the
+/// filesystem. This crate reads no filesystem and depends on no workspace
+/// crate, so it keeps this one fold of its own.
+fn lexical_fold_absolute(path: &str) -> Option<String> {
     if !path.starts_with('/') {
         return None;
     }
@@ -105,7 +113,7 @@ fn absolute_normal(path: &str) -> Option<String> {
 /// The filter for literal paths that are certain but not project files.
 fn path_reason(path: &str) -> Option<SkipReason> {
     // `//dev/null`, `/./tmp/x` and `/../tmp/x` name the same places.
-    let normal = absolute_normal(path);
+    let normal = lexical_fold_absolute(path);
     let under = |dir: &str| {
         normal
             .as_deref()
