@@ -736,16 +736,10 @@ impl Expander<'_> {
                 });
             }
         };
-        let inside_root = self
-            .root
-            .as_ref()
-            .is_some_and(|root| real.starts_with(root));
-        let inside_home = self.policy.allow_home()
-            && self
-                .home
-                .as_ref()
-                .is_some_and(|home| real.starts_with(home));
-        if inside_root || inside_home || self.policy.allow_outside_root() {
+        if self
+            .policy
+            .permits_resolved(&real, self.root.as_deref(), self.home.as_deref())
+        {
             return Ok(real);
         }
         let message = match (&self.root, &self.root_error) {

@@ -133,4 +133,39 @@ impl Policy {
     pub fn home_dir(&self) -> Option<&Path> {
         self.home_dir.as_deref()
     }
+
+    /// Whether a file whose real path is `real` may be read under this
+    /// policy, by the rules an import is held to: inside the real project
+    /// `root` by whole path components (`/p-evil` is not inside `/p`),
+    /// inside the home directory when home imports are allowed, or anywhere
+    /// when imports may leave the root. `real` and `root` must already be
+    /// resolved (`realpath`); the home directory is resolved here.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// let policy = jit_imports::Policy::default();
+    /// assert!(policy.permits(Path::new("/p/docs/a.md"), Path::new("/p")));
+    /// assert!(!policy.permits(Path::new("/p-evil/a.md"), Path::new("/p")));
+    /// assert!(policy.with_allow_outside_root(true).permits(Path::new("/q"), Path::new("/p")));
+    /// ```
+    pub fn permits(&self, real: &Path, root: &Path) -> bool {
+        let home = self
+            .home_dir()
+            .map(|home| std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()));
+        self.permits_resolved(real, Some(root), home.as_deref())
+    }
+
+    /// [`Policy::permits`] with the root (if it resolved) and the home
+    /// directory already resolved, for an expansion that checks many files.
+    pub(crate) fn permits_resolved(
+        &self,
+        real: &Path,
+        root: Option<&Path>,
+        home: Option<&Path>,
+    ) -> bool {
+        // `Path::starts_with` compares whole components.
+        let inside_root = root.is_some_and(|root| real.starts_with(root));
+        let inside_home = self.allow_home() && home.is_some_and(|home| real.starts_with(home));
+        inside_root || inside_home || self.allow_outside_root()
+    }
 }

@@ -145,7 +145,7 @@ fn locate_file(file: &Path, root: &Path) -> PathBuf {
 fn read_rule_file(file: &Path, root: &Path, policy: &Policy) -> anyhow::Result<(PathBuf, String)> {
     let shown = file.display();
     let real = fs::canonicalize(file).with_context(|| format!("cannot read rule file {shown}"))?;
-    if !allowed(&real, root, policy) {
+    if !policy.permits(&real, root) {
         bail!(
             "rule file {shown} resolves to {}, outside the project root {} \
              (--allow-outside-root reads it anyway)",
@@ -182,19 +182,6 @@ fn read_rule_file(file: &Path, root: &Path, policy: &Policy) -> anyhow::Result<(
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("rule file {shown} is not UTF-8 text"))?;
     Ok((real, text))
-}
-
-/// Whether the real path `real` may be read under `policy`, by the same
-/// rules as an import: inside the real `root` by path segment, inside the
-/// home directory for a user-level file, or anywhere when the policy allows it.
-fn allowed(real: &Path, root: &Path, policy: &Policy) -> bool {
-    let in_home = || {
-        policy
-            .home_dir()
-            .map(|home| fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()))
-            .is_some_and(|home| real.starts_with(home))
-    };
-    real.starts_with(root) || policy.allow_outside_root() || (policy.allow_home() && in_home())
 }
 
 /// `path` relative to `root` with `/` separators, or absolute when it is outside.
