@@ -11,7 +11,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind};
-use crate::paths::{relative_to, resolve_parents, slash};
+use crate::paths::{Real, real_within, relative_to, resolve_parents, slash};
 use crate::registry::{Registry, SkippedInput};
 use crate::rule::{
     Attribution, LoadKind, LoadedRule, ParsedRule, Rejection, RuleScope, SkipReason, SkippedRule,
@@ -643,16 +643,11 @@ impl Engine {
                 _ => return (Level::Missing, false, None),
             }
         }
-        let level = match fs::canonicalize(&path) {
-            Ok(real) => match Utf8PathBuf::from_path_buf(real) {
-                Ok(real) if !real.is_dir() => Level::Missing,
-                Ok(real) if relative_to(&real, &self.root).is_some() => {
-                    Level::Inside(Arc::from(real.as_str()))
-                }
-                Ok(real) => Level::Outside(real.to_string()),
-                Err(real) => Level::Outside(real.display().to_string()),
-            },
-            Err(_) => Level::Missing,
+        let level = match real_within(&path, &self.root) {
+            Ok(Real::Inside(real)) if real.is_dir() => Level::Inside(Arc::from(real.as_str())),
+            Ok(Real::Outside(real)) if real.is_dir() => Level::Outside(real.to_string()),
+            Ok(Real::NotUtf8(real)) => Level::Outside(real.display().to_string()),
+            Ok(Real::Inside(_) | Real::Outside(_)) | Err(_) => Level::Missing,
         };
         (level, false, None)
     }
@@ -1031,25 +1026,25 @@ impl<'a> DirScan<'a> {
         files: &mut Vec<Utf8PathBuf>,
         visited: &mut HashSet<Utf8PathBuf>,
     ) {
-        let real = match fs::canonicalize(folder) {
-            Ok(real) => real,
+        let real = match real_within(folder, self.boundary) {
+            Ok(Real::Inside(real)) => real,
+            Ok(Real::NotUtf8(_)) => {
+                return self.skip(
+                    folder,
+                    SkipReason::NotUtf8,
+                    "the folder's real path is not UTF-8",
+                );
+            }
+            Ok(Real::Outside(real)) => {
+                return self.skip(
+                    folder,
+                    SkipReason::OutsideRoot,
+                    &format!("this rule folder resolves to {real}, outside the project root"),
+                );
+            }
             Err(err) if is_absent(&err) => return,
             Err(err) => return self.unreadable(folder, &err),
         };
-        let Ok(real) = Utf8PathBuf::from_path_buf(real) else {
-            return self.skip(
-                folder,
-                SkipReason::NotUtf8,
-                "the folder's real path is not UTF-8",
-            );
-        };
-        if relative_to(&real, self.boundary).is_none() {
-            return self.skip(
-                folder,
-                SkipReason::OutsideRoot,
-                &format!("this rule folder resolves to {real}, outside the project root"),
-            );
-        }
         if !visited.insert(real.clone()) {
             // A symlink loop or a second link to the same folder.
             return;
@@ -1119,27 +1114,27 @@ impl<'a> DirScan<'a> {
         // outside through a linked folder, so it is resolved and contained.
         let direct = candidate.parent().is_some_and(|p| p.as_str() == self.dir);
         let (real, meta) = if meta.file_type().is_symlink() || !direct {
-            let real = match fs::canonicalize(candidate) {
-                Ok(real) => real,
+            let real = match real_within(candidate, self.boundary) {
+                Ok(Real::Inside(real)) => real,
+                Ok(Real::NotUtf8(_)) => {
+                    return self.skip(
+                        candidate,
+                        SkipReason::NotUtf8,
+                        "the link target's path is not UTF-8",
+                    );
+                }
+                Ok(Real::Outside(real)) => {
+                    return self.skip(
+                        candidate,
+                        SkipReason::OutsideRoot,
+                        &format!(
+                            "this path resolves to {real}, outside {}; it is not read",
+                            self.boundary
+                        ),
+                    );
+                }
                 Err(err) => return self.unreadable(candidate, &err),
             };
-            let Ok(real) = Utf8PathBuf::from_path_buf(real) else {
-                return self.skip(
-                    candidate,
-                    SkipReason::NotUtf8,
-                    "the link target's path is not UTF-8",
-                );
-            };
-            if relative_to(&real, self.boundary).is_none() {
-                return self.skip(
-                    candidate,
-                    SkipReason::OutsideRoot,
-                    &format!(
-                        "this path resolves to {real}, outside {}; it is not read",
-                        self.boundary
-                    ),
-                );
-            }
             match fs::metadata(&real) {
                 Ok(meta) => (real, meta),
                 Err(err) => return self.unreadable(candidate, &err),

@@ -8,7 +8,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
 use crate::engine::{DiscoveryState, Engine};
-use crate::paths::relative_to;
+use crate::paths::{Real, real_within};
 use crate::rule::{RuleScope, SkipReason, read_rule};
 use crate::source::{Precedence, RuleSource, all_sources};
 use crate::startup::StartupReport;
@@ -189,10 +189,7 @@ pub(crate) fn rule_files(
 
 /// Whether `path` really is inside `root` (links resolved).
 fn inside(root: &Utf8Path, path: &Utf8Path) -> bool {
-    fs::canonicalize(path)
-        .ok()
-        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-        .is_some_and(|real| relative_to(&real, root).is_some())
+    matches!(real_within(path, root), Ok(Real::Inside(_)))
 }
 
 /// The shipped conventions whose files exist in the project at `root`, in

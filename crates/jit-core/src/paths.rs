@@ -146,6 +146,29 @@ fn link_target(path: &Utf8Path) -> Option<Utf8PathBuf> {
     )
 }
 
+/// Where a path really is, judged against a boundary directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Real {
+    /// The boundary itself or below it, at this real path.
+    Inside(Utf8PathBuf),
+    /// Elsewhere, at this real path.
+    Outside(Utf8PathBuf),
+    /// The real path is not UTF-8; callers say so rather than read it.
+    NotUtf8(std::path::PathBuf),
+}
+
+/// `realpath(path)`, contained in `boundary` (itself a real path) by whole
+/// segments: the containment check for anything that may cross a link (a
+/// level of the walk, a rule folder, a rule file, an index entry).
+pub(crate) fn real_within(path: &Utf8Path, boundary: &Utf8Path) -> std::io::Result<Real> {
+    let real = fs::canonicalize(path)?;
+    Ok(match Utf8PathBuf::from_path_buf(real) {
+        Ok(real) if relative_to(&real, boundary).is_some() => Real::Inside(real),
+        Ok(real) => Real::Outside(real),
+        Err(real) => Real::NotUtf8(real),
+    })
+}
+
 /// `path` relative to `root` when it is `root` itself or below it, compared by
 /// whole path segments (`/tmp/proj-evil` is not inside `/tmp/proj`).
 ///
@@ -269,6 +292,23 @@ mod tests {
             resolve_parents(Utf8Path::new("/../a")),
             Utf8PathBuf::from("/a")
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn real_within_contains_real_paths_by_segment() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        let root = base.join("proj");
+        fs::create_dir_all(root.join("src")).unwrap();
+        fs::create_dir_all(base.join("proj-evil")).unwrap();
+        std::os::unix::fs::symlink("../proj-evil", root.join("out")).unwrap();
+        std::os::unix::fs::symlink("src", root.join("in")).unwrap();
+        let judge = |rel: &str| real_within(&root.join(rel), &root).ok();
+        assert_eq!(judge(""), Some(Real::Inside(root.clone())));
+        assert_eq!(judge("in"), Some(Real::Inside(root.join("src"))));
+        assert_eq!(judge("out"), Some(Real::Outside(base.join("proj-evil"))));
+        assert_eq!(judge("missing"), None);
     }
 
     #[track_caller]
