@@ -990,3 +990,82 @@ fn a_root_given_through_a_link_and_a_parent_segment_is_where_the_os_puts_it() {
     assert_eq!(found.trigger, "x.ts");
     assert_eq!(found.loaded.len(), 1, "{found:#?}");
 }
+
+/// Generated trees with links: the engine reads a directory's rules only
+/// when `realpath` puts that directory inside the root, and always reads the
+/// rules of the directory the OS opens the touched path in, when that one
+/// is inside.
+#[cfg(unix)]
+mod linked_trees {
+    use super::*;
+    use proptest::prelude::*;
+
+    const DIRS: &[&str] = &[
+        "", "proj", "proj/a", "proj/a/b", "proj/c", "out", "out/d", "out/d/e",
+    ];
+    const LINK_DIRS: &[&str] = &["proj", "proj/a", "proj/a/b", "proj/c", "out/d"];
+    const TARGETS: &[&str] = &[
+        "..",
+        "../..",
+        "a",
+        "../c",
+        "../../out/d",
+        "../../../out/d/e",
+        "/ABS/out/d",
+        "/ABS/proj/a/b",
+        "nowhere",
+        "l",
+        "m",
+    ];
+    const SEGMENTS: &[&str] = &[
+        "a", "b", "c", "d", "l", "m", "l", "m", "..", ".", "l/..", "m/..", "l/..", "m/..",
+    ];
+
+    fn build(links: &[(usize, usize)]) -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let base = utf8(&dir.path().canonicalize().unwrap());
+        for d in DIRS {
+            fs::create_dir_all(base.join(d)).unwrap();
+            fs::write(base.join(d).join("CLAUDE.md"), format!("RULE /{d}\n")).unwrap();
+        }
+        for (at, (l, m)) in LINK_DIRS.iter().zip(links) {
+            for (name, target) in [("l", l), ("m", m)] {
+                let target = TARGETS[*target].replace("/ABS", base.as_str());
+                std::os::unix::fs::symlink(target, base.join(at).join(name)).unwrap();
+            }
+        }
+        (dir, base)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        #[test]
+        fn rules_are_read_where_realpath_says_and_only_inside(
+            links in prop::collection::vec((0..TARGETS.len(), 0..TARGETS.len()), LINK_DIRS.len()),
+            start in 0..LINK_DIRS.len(),
+            segments in prop::collection::vec(prop::sample::select(SEGMENTS), 0..4),
+        ) {
+            let (_dir, base) = build(&links);
+            let root = base.join("proj");
+            let engine = Engine::new(&root).unwrap();
+            let mut dir = base.join(LINK_DIRS[start]);
+            for segment in &segments {
+                dir.push(segment);
+            }
+            let touched = dir.join("t.ts");
+            let found = engine.discover(&mut DiscoveryState::default(), &touched, Utf8Path::new("/"));
+            for loaded in &found.loaded {
+                prop_assert!(loaded.content.starts_with("RULE /proj"), "{touched}: {loaded:?}");
+            }
+            if let Ok(real) = fs::canonicalize(&dir) {
+                let real = utf8(&real);
+                if let Ok(rel) = real.strip_prefix(&base) {
+                    let marker = format!("RULE /{rel}\n");
+                    let read = found.loaded.iter().any(|l| l.content == marker);
+                    prop_assert_eq!(read, real.starts_with(&root), "{} {:#?}", touched, found);
+                }
+            }
+        }
+    }
+}
