@@ -15,6 +15,7 @@ use jit_tools as _;
 mod cmd;
 mod conventions;
 mod output;
+mod project;
 mod rules;
 
 /// Just-in-time project rules for AI coding agents.

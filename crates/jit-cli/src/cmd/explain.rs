@@ -12,7 +12,8 @@ use jit_core::{
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
-use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd, signals};
+use crate::project::current_dir;
+use crate::cmd::startup::{given_cwd, options, session_cwd, signals};
 use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
 use crate::rules::skipped_rows;
@@ -26,9 +27,10 @@ pub struct Args {
     /// Skip the startup load (only JIT discovery runs).
     #[arg(long)]
     no_startup: bool,
-    /// The project root.
+    /// The project root (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// Append the simulated session's events (JSON Lines) to FILE.
     #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
     events: Option<PathBuf>,
@@ -69,7 +71,8 @@ struct Report {
 /// The tables escape control characters in everything the repository names
 /// (files, signals, details, warnings); the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (engine, conventions) = crate::conventions::engine(&args.root, &args.conventions)?;
+    let root = crate::project::root_or_default(args.root)?;
+    let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
     let engine = Arc::new(engine);
     let cwd = current_dir()?;
     let mut config = SessionConfig::new();

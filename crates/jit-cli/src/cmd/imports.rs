@@ -25,9 +25,11 @@ pub struct Args {
     /// Print JSON: `{"imports": [...], "diagnostics": [...], "expanded": "..."}`.
     #[arg(long)]
     json: bool,
-    /// The project root; an import whose real path is outside it is refused.
+    /// The project root; an import whose real path is outside it is refused
+    /// (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// Hop limit: the file's own imports are depth 1.
     #[arg(long, value_name = "N", default_value_t = jit_imports::DEFAULT_MAX_DEPTH)]
     max_depth: usize,
@@ -91,14 +93,14 @@ struct JsonOutput<'a> {
 /// The table escapes control characters in file names, targets and
 /// messages; the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let root = args
-        .root
+    let given = crate::project::root_or_default(args.root)?;
+    let root = given
         .canonicalize()
-        .with_context(|| format!("project root {} cannot be resolved", args.root.display()))?;
+        .with_context(|| format!("project root {} cannot be resolved", given.display()))?;
     anyhow::ensure!(
         root.is_dir(),
         "project root {} is not a directory",
-        args.root.display()
+        given.display()
     );
     let file = locate_file(&args.file, &root);
     let home = std::env::var_os("HOME")

@@ -12,6 +12,7 @@ use jit_core::{DiscoveryState, StartupOptions, StartupReport};
 use crate::cmd::non_empty_path;
 use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
+use crate::project::current_dir;
 use crate::rules::skipped_rows;
 
 /// Arguments of `jit startup`.
@@ -20,9 +21,10 @@ pub struct Args {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
-    /// The project root.
+    /// The project root (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// The session's working directory, an existing directory (default: the
     /// current directory when it is inside the root, else the root).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
@@ -119,13 +121,6 @@ fn absolute_file(file: &Utf8Path) -> anyhow::Result<Utf8PathBuf> {
     Ok(resolved.unwrap_or(file))
 }
 
-/// The current directory, as UTF-8.
-pub fn current_dir() -> anyhow::Result<Utf8PathBuf> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    Utf8PathBuf::from_path_buf(cwd)
-        .map_err(|p| anyhow::anyhow!("the current directory {} is not UTF-8", p.display()))
-}
-
 /// The session's working directory when none is given: `current` when it is
 /// the root or below it (through symlinks too), else the root itself, so that
 /// running from elsewhere still gets the root's signals rather than none.
@@ -164,7 +159,8 @@ pub fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
 /// The table escapes control characters in everything the repository
 /// names (files, signals, details); the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (engine, conventions) = crate::conventions::engine(&args.root, &args.conventions)?;
+    let root = crate::project::root_or_default(args.root)?;
+    let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
     let cwd = match args.cwd {
         Some(dir) => given_cwd(dir)?,
         None => session_cwd(&current_dir()?, engine.root()),

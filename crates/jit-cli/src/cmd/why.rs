@@ -13,7 +13,8 @@ use jit_core::{
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
-use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd};
+use crate::project::current_dir;
+use crate::cmd::startup::{given_cwd, options, session_cwd};
 use crate::output::{self, escape};
 
 /// How much of a rule file step 2 reads: far above the engine's cap on one
@@ -61,9 +62,10 @@ pub struct Args {
     /// `conventions`, else every convention whose files exist).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     conventions: Option<Vec<String>>,
-    /// The project root.
+    /// The project root (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// The session's working directory for the startup load of step 4
     /// (default: the current directory when it is inside the root, else
     /// the root).
@@ -134,8 +136,9 @@ const STEP_NAMES: [&str; 4] = ["candidate", "frontmatter", "scope", "load"];
 
 /// Runs `jit why`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let root = crate::project::root_or_default(args.root.clone())?;
     let (engine, _) = crate::conventions::engine(
-        &args.root,
+        &root,
         &crate::conventions::ConventionsArg {
             conventions: args.conventions.clone(),
         },
@@ -148,7 +151,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let rule = utf8(args.rule.clone(), "RULE")?;
     let path = utf8(args.path.clone(), "PATH")?;
     let given_root = utf8(
-        std::path::absolute(&args.root).unwrap_or_else(|_| args.root.clone()),
+        std::path::absolute(&root).unwrap_or_else(|_| root.clone()),
         "--root",
     )?;
     let ctx = Context {

@@ -34,9 +34,10 @@ pub enum Format {
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The project root.
+    /// The project root (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// The same as `--format json`.
     #[arg(long, conflicts_with = "format")]
     json: bool,
@@ -49,8 +50,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = if args.json { Format::Json } else { args.format };
-    let root = std::fs::canonicalize(&args.root)
-        .with_context(|| format!("cannot resolve the root {}", args.root.display()))?;
+    let given = crate::project::root_or_default(args.root)?;
+    let root = std::fs::canonicalize(&given)
+        .with_context(|| format!("cannot resolve the root {}", given.display()))?;
     anyhow::ensure!(
         root.is_dir(),
         "the root {} is not a directory",
