@@ -162,6 +162,9 @@ mod tests {
         std::fs::create_dir_all(base.join("repo/src/ui")).unwrap();
         std::fs::create_dir_all(base.join("plain/sub")).unwrap();
         assert_eq!(default_root(&base.join("repo/src/ui")), base.join("repo"));
-        assert_eq!(default_root(&base.join("plain/sub")), base.join("plain/sub"));
+        assert_eq!(
+            default_root(&base.join("plain/sub")),
+            base.join("plain/sub")
+        );
     }
 }

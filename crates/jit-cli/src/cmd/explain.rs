@@ -12,14 +12,22 @@ use jit_core::{
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
-use crate::project::current_dir;
 use crate::cmd::startup::{given_cwd, options, session_cwd, signals};
 use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
+use crate::project::current_dir;
 use crate::rules::skipped_rows;
+
+const AFTER_HELP: &str = "\
+Example:
+  jit explain src/ui/Footer.tsx src/api/handler.ts
+      The startup load, then every rule a session touching the two files
+      would load or skip, each with its reason (run it in your project;
+      --root defaults to its git root).";
 
 /// Arguments of `jit explain`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print one JSON object instead of tables.
     #[arg(long)]

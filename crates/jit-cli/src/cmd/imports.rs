@@ -12,6 +12,12 @@ use serde::Serialize;
 use crate::cmd::non_empty_path;
 use crate::output::{self, escape, escape_text};
 
+const AFTER_HELP: &str = "\
+Example:
+  jit imports --expanded CLAUDE.md
+      The @imports of CLAUDE.md, each with its status, then the text with
+      every import inlined.";
+
 /// Arguments of `jit imports`.
 ///
 /// Exits 0 whenever FILE could be read: failed imports are reported in the
@@ -21,6 +27,7 @@ use crate::output::{self, escape, escape_text};
 /// (opened without blocking, so a named pipe is refused at once), within the
 /// size cap (at most cap + 1 bytes are read), and UTF-8 text without NUL bytes.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print JSON: `{"imports": [...], "diagnostics": [...], "expanded": "..."}`.
     #[arg(long)]

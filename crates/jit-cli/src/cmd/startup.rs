@@ -15,8 +15,15 @@ use crate::output::{self, escape};
 use crate::project::current_dir;
 use crate::rules::skipped_rows;
 
+const AFTER_HELP: &str = "\
+Example:
+  jit startup --cwd src/api
+      The rules a session started in src/api gets before any tool runs, the
+      signals that chose them, and the index of the rules left for later.";
+
 /// Arguments of `jit startup`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print one JSON object instead of tables.
     #[arg(long)]

@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 mod audit;
 mod bash;
 mod explain;
+mod help;
 mod hook;
 mod hook_install;
 mod imports;

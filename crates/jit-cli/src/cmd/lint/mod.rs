@@ -32,7 +32,14 @@ pub enum Format {
     Sarif,
 }
 
+const AFTER_HELP: &str = "\
+Example:
+  jit lint --format github
+      Checks every rule file of the project and prints the findings as
+      GitHub Actions annotations; exit 1 when one is an error.";
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// The project root (default: the git worktree root at or above the current
     /// directory, else the current directory).

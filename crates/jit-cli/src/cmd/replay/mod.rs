@@ -17,8 +17,15 @@ pub mod transcript;
 pub use simulate::{Options, Replay, replay};
 pub use transcript::{Format, Trace};
 
+const AFTER_HELP: &str = "\
+Example:
+  jit replay --html report.html ~/.claude/projects/-home-me-app/<session>.jsonl
+      Replays a Claude Code session on this checkout and writes the chart
+      and timeline to report.html; `jit replay` alone replays the bundled demo.";
+
 /// Arguments of `jit replay`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print one JSON object per transcript instead of tables.
     #[arg(long)]
