@@ -12,7 +12,7 @@ use jit_core::{DiscoveryState, StartupOptions, StartupReport};
 use crate::cmd::non_empty_path;
 use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
-use crate::project::current_dir;
+use crate::project::{Shown, current_dir};
 use crate::rules::skipped_rows;
 
 const AFTER_HELP: &str = "\
@@ -168,9 +168,11 @@ pub fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::root_or_default(args.root)?;
     let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
+    let here = current_dir()?;
+    let shown = Shown::new(engine.root(), &here);
     let cwd = match args.cwd {
         Some(dir) => given_cwd(dir)?,
-        None => session_cwd(&current_dir()?, engine.root()),
+        None => session_cwd(&here, engine.root()),
     };
     let (options, warning) = options(cwd, args.managed)?;
     let options = options.with_index(conventions.index_bytes);
@@ -183,13 +185,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write_report(&mut out, &report)?;
+        write_report(&mut out, &report, &shown)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result<()> {
+/// The table: files relative to where the user stands (see [`Shown`]);
+/// signals and details stay root-relative, as the scope patterns they are
+/// matched against are.
+fn write_report(
+    out: &mut impl Write,
+    report: &StartupReport,
+    shown: &Shown,
+) -> std::io::Result<()> {
     writeln!(out, "signals: {}", signals(&report.signals))?;
     for loaded in &report.loaded {
         let tier = loaded
@@ -200,7 +209,7 @@ fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result
             out,
             "  loaded   {:<8} {}  ({} B)",
             tier,
-            escape(&loaded.file),
+            escape(&shown.path(&loaded.file)),
             loaded.bytes
         )?;
         for warning in &loaded.warnings {
@@ -211,7 +220,7 @@ fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result
         writeln!(
             out,
             "  skipped  {}  {}: {}",
-            escape(&row.file),
+            escape(&shown.path(&row.file)),
             row.reason,
             escape(&row.detail)
         )?;
@@ -219,7 +228,7 @@ fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result
     for diagnostic in &report.diagnostics {
         writeln!(out, "  note: {}", escape(diagnostic))?;
     }
-    write_index(out, report, "")
+    write_index(out, report, "", shown)
 }
 
 /// The rule index of a startup report: one line per rule that exists but
@@ -228,6 +237,7 @@ pub fn write_index(
     out: &mut impl Write,
     report: &StartupReport,
     indent: &str,
+    shown: &Shown,
 ) -> std::io::Result<()> {
     if report.index.is_empty() && report.index_overflow.is_empty() {
         return Ok(());
@@ -243,7 +253,7 @@ pub fn write_index(
             out,
             "{indent}  {:<8} {}  {}  ({} B)",
             entry.source,
-            escape(&entry.file),
+            escape(&shown.path(&entry.file)),
             what,
             entry.bytes
         )?;
@@ -253,7 +263,7 @@ pub fn write_index(
             out,
             "{indent}  ... {} more in {}",
             overflow.count,
-            escape(&overflow.dir)
+            escape(&shown.path(&overflow.dir))
         )?;
     }
     Ok(())

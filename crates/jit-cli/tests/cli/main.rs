@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 
 mod audit;
 mod bash;
+mod defaults;
 mod explain;
 mod help;
 mod hook;

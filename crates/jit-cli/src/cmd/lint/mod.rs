@@ -74,7 +74,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = Summary::of(&findings);
     let mut out = output::stdout();
     match format {
-        Format::Text => text(&mut out, &findings, summary)?,
+        Format::Text => {
+            let shown = crate::project::Shown::new(&root, &crate::project::current_dir()?);
+            text(&mut out, &findings, summary, &shown)?;
+        }
         Format::Json => {
             serde_json::to_writer(
                 &mut out,
@@ -118,12 +121,13 @@ fn text(
     out: &mut impl std::io::Write,
     findings: &[Finding],
     summary: Summary,
+    shown: &crate::project::Shown,
 ) -> anyhow::Result<()> {
     for f in findings {
         writeln!(
             out,
             "{}:{}: {}[{}]: {}",
-            escape(&f.file),
+            escape(&shown.path(&f.file)),
             f.line,
             f.severity.as_str(),
             f.kind.as_str(),
