@@ -273,11 +273,21 @@ fn write_table(
     out: &Expansion,
     with_text: bool,
 ) -> std::io::Result<()> {
+    // Names relative to where the user stands, as the other tables do; the
+    // JSON output keeps them root-relative.
+    let shown = match (
+        camino::Utf8Path::from_path(root),
+        crate::project::current_dir(),
+    ) {
+        (Some(root), Ok(cwd)) => crate::project::Shown::new(root, &cwd),
+        _ => crate::project::Shown::default(),
+    };
+    let rel = |path: &Path| shown.path(&display_rel(root, path)).into_owned();
     let count = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         stdout,
         "{}: {}, {}",
-        escape(&display_rel(root, file)),
+        escape(&rel(file)),
         count(out.imports.len(), "import"),
         count(out.diagnostics.len(), "diagnostic")
     )?;
@@ -286,7 +296,7 @@ fn write_table(
         let rows: Vec<[String; 5]> = out
             .imports
             .iter()
-            .map(|r| row(root, r).map(|cell| escape(&cell).into_owned()))
+            .map(|r| row(&rel, r).map(|cell| escape(&cell).into_owned()))
             .collect();
         let mut widths = header.clone().map(|h| h.chars().count());
         for cells in &rows {
@@ -315,7 +325,7 @@ fn write_table(
             writeln!(
                 stdout,
                 "  {}:{}: @{}: {status}: {}",
-                escape(&display_rel(root, &d.file)),
+                escape(&rel(&d.file)),
                 d.line,
                 escape(&d.target),
                 escape(&d.message)
@@ -328,7 +338,7 @@ fn write_table(
     Ok(())
 }
 
-fn row(root: &Path, r: &ImportRecord) -> [String; 5] {
+fn row(rel: &impl Fn(&Path) -> String, r: &ImportRecord) -> [String; 5] {
     let status = if r.duplicate {
         format!("{} (again)", r.status)
     } else {
@@ -337,10 +347,8 @@ fn row(root: &Path, r: &ImportRecord) -> [String; 5] {
     [
         r.depth.to_string(),
         status,
-        format!("{}:{}", display_rel(root, &r.from), r.line),
+        format!("{}:{}", rel(&r.from), r.line),
         r.target.clone(),
-        r.resolved
-            .as_deref()
-            .map_or_else(|| "-".to_owned(), |p| display_rel(root, p)),
+        r.resolved.as_deref().map_or_else(|| "-".to_owned(), rel),
     ]
 }

@@ -218,11 +218,18 @@ fn human_tables_name_files_relative_to_the_current_directory() {
     assert_eq!(code, 1);
     assert!(out.starts_with("../../CLAUDE.md:1: error["), "{out}");
 
+    let (code, out, err) = jit_in(Some(&api), &["imports", "../../CLAUDE.md"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("../../CLAUDE.md: "), "{out}");
+    assert!(out.contains("  ../../CLAUDE.md:1: @missing.md: "), "{out}");
+
     // From the root, and from outside it, the tables are as before.
     let (_, out, _) = jit_in(Some(&repo), &["lint"]);
     assert!(out.starts_with("CLAUDE.md:1: error["), "{out}");
     let (_, out, _) = jit_in(Some(&base), &["lint", "--root", "repo"]);
     assert!(out.starts_with("CLAUDE.md:1: error["), "{out}");
+    let (_, out, _) = jit_in(Some(&repo), &["imports", "CLAUDE.md"]);
+    assert!(out.contains("  CLAUDE.md:1: @missing.md: "), "{out}");
 }
 
 #[test]
