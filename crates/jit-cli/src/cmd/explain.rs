@@ -42,9 +42,9 @@ pub struct Args {
     /// Append the simulated session's events (JSON Lines) to FILE.
     #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
     events: Option<PathBuf>,
-    /// Total byte budget for JIT rule blocks (default 262144).
-    #[arg(long, value_name = "BYTES")]
-    budget: Option<u64>,
+    /// Total byte budget for JIT rule blocks.
+    #[arg(long, value_name = "BYTES", default_value_t = jit_core::DEFAULT_BUDGET_BYTES)]
+    budget: u64,
     /// The session's working directory for the startup load (default: the
     /// current directory when it is inside the root, else the root).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
@@ -89,9 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map_err(|p| anyhow::anyhow!("--events {} is not UTF-8", p.display()))?;
         config = config.with_event_log(cwd.join(events));
     }
-    if let Some(budget) = args.budget {
-        config = config.with_budget_bytes(budget);
-    }
+    config = config.with_budget_bytes(args.budget);
     let mut session = Session::new(engine, config);
     let mut warnings = Vec::new();
     let startup = if args.no_startup {

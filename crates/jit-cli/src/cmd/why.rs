@@ -79,9 +79,9 @@ pub struct Args {
     /// the root).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
     cwd: Option<PathBuf>,
-    /// Total byte budget for rule blocks in step 4 (default 262144).
-    #[arg(long, value_name = "BYTES")]
-    budget: Option<u64>,
+    /// Total byte budget for rule blocks in step 4.
+    #[arg(long, value_name = "BYTES", default_value_t = jit_core::DEFAULT_BUDGET_BYTES)]
+    budget: u64,
     /// The rule file.
     #[arg(value_name = "RULE", value_parser = non_empty_path)]
     rule: PathBuf,
@@ -170,9 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         path_names_dir: path.as_str().ends_with('/'),
     };
     let mut config = SessionConfig::new();
-    if let Some(budget) = args.budget {
-        config = config.with_budget_bytes(budget);
-    }
+    config = config.with_budget_bytes(args.budget);
     let report = checklist(&ctx, Arc::new(engine), config, session_cwd, &cwd)?;
 
     let mut out = output::stdout();
