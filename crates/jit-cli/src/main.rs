@@ -5,6 +5,7 @@
 // their stream is a closed pipe (`jit … | head`), and a hook must never.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -15,14 +16,40 @@ use jit_tools as _;
 mod cmd;
 mod conventions;
 mod output;
+mod project;
 mod rules;
+
+/// What `jit` alone prints: where to start. It exits 0, because asking what
+/// to do is not a usage error (clap's `arg_required_else_help` would exit 2).
+const ORIENTATION: &str = "\
+jit: just-in-time project rules for AI coding agents.
+
+Start here:
+  jit replay                    replay the bundled demo session: what jit would
+                                inject, and when, against loading every rule
+  jit explain src/main.rs       the rules a session touching a file gets, and why
+  jit lint                      check every rule file of this project
+  jit hook install claude-code  run jit inside your agent (or: codex, gemini)
+
+explain, startup, lint, why and imports work on the git worktree root above
+the current directory (else the current directory itself); --root DIR picks
+another. `jit --help` lists the commands and the exit codes; `jit <command>
+--help` shows an example.";
+
+/// The exit codes, documented once for every command.
+const EXIT_CODES: &str = "\
+Exit status: 0 ok; 1 findings, for the commands that look for them (lint,
+audit); 2 a usage or input error (a bad flag, a missing or unreadable file).
+`jit hook` always exits 0, so it never disturbs the agent.
+
+Run `jit` alone for where to start; `jit <command> --help` shows an example.";
 
 /// Just-in-time project rules for AI coding agents.
 #[derive(Debug, Parser)]
-#[command(name = "jit", version, about)]
+#[command(name = "jit", version, about, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -49,6 +76,7 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Why a rule file does or does not load for a path: the four-step
     /// checklist, each step with its evidence, and a fix.
+    #[command(long_about = cmd::why::LONG_ABOUT)]
     Why(cmd::why::Args),
     /// Check that every tool your harness exposes (`--tools FILE`) has
     /// exactly one path reporter; exit 1 on findings, 2 on an unreadable file.
@@ -57,7 +85,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let Some(command) = cli.command else {
+        return orientation();
+    };
+    let result = match command {
         Command::Explain(args) => cmd::explain::run(args),
         Command::Bash(args) => cmd::bash::run(args),
         Command::Imports(args) => cmd::imports::run(args),
@@ -74,12 +105,25 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // The reader has gone (`jit … | head`): it has what it wanted.
         Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,
-        Err(err) => {
-            // The message may quote a file name from the repository. If
-            // stderr is gone too, the exit status is all that is left.
-            let message = format!("{err:#}");
-            let _ = output::stderr_line(format_args!("jit: error: {}", output::escape(&message)));
-            ExitCode::from(2)
-        }
+        Err(err) => fail(&err),
     }
+}
+
+/// Prints [`ORIENTATION`] for `jit` with no command.
+fn orientation() -> ExitCode {
+    let mut out = output::stdout();
+    match writeln!(out, "{ORIENTATION}").and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(err) => fail(&err.into()),
+    }
+}
+
+/// Reports `err` on stderr and returns exit code 2.
+fn fail(err: &anyhow::Error) -> ExitCode {
+    // The message may quote a file name from the repository. If stderr is
+    // gone too, the exit status is all that is left.
+    let message = format!("{err:#}");
+    let _ = output::stderr_line(format_args!("jit: error: {}", output::escape(&message)));
+    ExitCode::from(2)
 }

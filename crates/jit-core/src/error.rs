@@ -14,10 +14,6 @@ pub enum ErrorKind {
     InvalidRoot,
     /// A glob pattern could not be compiled.
     InvalidGlob,
-    /// A filesystem operation failed.
-    Io,
-    /// A change-signal source (for example git) failed.
-    ChangeSource,
     /// A stored session snapshot is of another format version or does not
     /// describe a session.
     InvalidSnapshot,
@@ -42,8 +38,6 @@ impl ErrorKind {
             ErrorKind::InvalidToolInput => "invalid_tool_input",
             ErrorKind::InvalidRoot => "invalid_root",
             ErrorKind::InvalidGlob => "invalid_glob",
-            ErrorKind::Io => "io",
-            ErrorKind::ChangeSource => "change_source",
             ErrorKind::InvalidSnapshot => "invalid_snapshot",
             ErrorKind::UnknownSource => "unknown_source",
             ErrorKind::AmbiguousTool => "ambiguous_tool",
@@ -65,8 +59,6 @@ impl fmt::Display for ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
-    #[source]
-    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl Error {
@@ -75,17 +67,7 @@ impl Error {
         Error {
             kind,
             message: message.into(),
-            source: None,
         }
-    }
-
-    /// Attaches the underlying cause.
-    pub fn with_source(
-        mut self,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
-    ) -> Self {
-        self.source = Some(source.into());
-        self
     }
 
     /// A tool's JSON input lacks `field` or has it with the wrong type.

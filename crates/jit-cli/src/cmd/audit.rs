@@ -11,8 +11,15 @@ use serde_json::{Value, json};
 use crate::cmd::non_empty_path;
 use crate::output::{self, escape};
 
+const AFTER_HELP: &str = "\
+Example:
+  jit audit --tools tools.json
+      Checks the tool definitions your harness sends the model (an
+      Anthropic or OpenAI `tools` array) against jit's path reporters.";
+
 /// Arguments of `jit audit`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// The tools your harness exposes to the model, as a JSON file: an array
     /// of names, or of tool definitions in the Anthropic or OpenAI shape

@@ -7,8 +7,14 @@ use serde_json::json;
 
 use crate::output::{self, escape};
 
+const AFTER_HELP: &str = "\
+Example:
+  jit bash 'sed -i s/a/b/ src/a.ts && echo done > build/log.txt'
+      Prints src/a.ts and build/log.txt, one per line.";
+
 /// Arguments of `jit bash`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print `{"paths": [...], "skipped": [{"word", "reason"}]}` as JSON instead
     /// of one path per line.

@@ -12,13 +12,22 @@ use jit_core::{
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
-use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd, signals};
+use crate::cmd::startup::{given_cwd, options, session_cwd, signals};
 use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
+use crate::project::{Shown, current_dir};
 use crate::rules::skipped_rows;
+
+const AFTER_HELP: &str = "\
+Example:
+  jit explain src/ui/Footer.tsx src/api/handler.ts
+      The startup load, then every rule a session touching the two files
+      would load or skip, each with its reason (run it in your project;
+      --root defaults to its git root).";
 
 /// Arguments of `jit explain`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print one JSON object instead of tables.
     #[arg(long)]
@@ -26,15 +35,16 @@ pub struct Args {
     /// Skip the startup load (only JIT discovery runs).
     #[arg(long)]
     no_startup: bool,
-    /// The project root.
+    /// The project root (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// Append the simulated session's events (JSON Lines) to FILE.
     #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
     events: Option<PathBuf>,
-    /// Total byte budget for JIT rule blocks (default 262144).
-    #[arg(long, value_name = "BYTES")]
-    budget: Option<u64>,
+    /// Total byte budget for JIT rule blocks.
+    #[arg(long, value_name = "BYTES", default_value_t = jit_core::DEFAULT_BUDGET_BYTES)]
+    budget: u64,
     /// The session's working directory for the startup load (default: the
     /// current directory when it is inside the root, else the root).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
@@ -69,7 +79,8 @@ struct Report {
 /// The tables escape control characters in everything the repository names
 /// (files, signals, details, warnings); the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (engine, conventions) = crate::conventions::engine(&args.root, &args.conventions)?;
+    let root = crate::project::root_or_default(args.root)?;
+    let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
     let engine = Arc::new(engine);
     let cwd = current_dir()?;
     let mut config = SessionConfig::new();
@@ -78,9 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map_err(|p| anyhow::anyhow!("--events {} is not UTF-8", p.display()))?;
         config = config.with_event_log(cwd.join(events));
     }
-    if let Some(budget) = args.budget {
-        config = config.with_budget_bytes(budget);
-    }
+    config = config.with_budget_bytes(args.budget);
     let mut session = Session::new(engine, config);
     let mut warnings = Vec::new();
     let startup = if args.no_startup {
@@ -117,13 +126,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write_tables(&mut out, &report)?;
+        write_tables(
+            &mut out,
+            &report,
+            &Shown::new(session.engine().root(), &cwd),
+        )?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
+/// The tables: files and touched paths relative to where the user stands
+/// (see [`Shown`]); signals and details stay root-relative, as the scope
+/// patterns they are matched against are.
+fn write_tables(out: &mut impl Write, report: &Report, shown: &Shown) -> std::io::Result<()> {
     let mut seen = Seen::default();
     if let Some(startup) = &report.startup {
         writeln!(
@@ -138,21 +154,21 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         for loaded in &startup.loaded {
             rows.push([
                 "loaded".to_owned(),
-                loaded.file.clone(),
+                shown.path(&loaded.file).into_owned(),
                 loaded.attribution.as_str().to_owned(),
                 format!("{} B", loaded.bytes),
             ]);
         }
-        rows.extend(table_rows(&startup.skipped));
+        rows.extend(table_rows(&startup.skipped, shown));
         if rows.is_empty() {
             writeln!(out, "  (no startup rules)")?;
         }
         write_rows(out, &rows)?;
-        write_warnings(out, &startup.loaded)?;
+        write_warnings(out, &startup.loaded, shown)?;
         for diagnostic in &startup.diagnostics {
             writeln!(out, "  note: {}", escape(diagnostic))?;
         }
-        crate::cmd::startup::write_index(out, startup, "  ")?;
+        crate::cmd::startup::write_index(out, startup, "  ", shown)?;
         seen.record(&startup.loaded, &startup.skipped, "startup");
     }
     for (i, step) in report.steps.iter().enumerate() {
@@ -160,7 +176,7 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
             out,
             "step {}: {}  ({} loaded, {} skipped, {} µs)",
             i + 1,
-            escape(&step.trigger),
+            escape(&shown.path(&step.trigger)),
             step.loaded.len(),
             step.skipped.len(),
             step.elapsed_us
@@ -173,7 +189,7 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
             };
             rows.push([
                 what.to_owned(),
-                loaded.file.clone(),
+                shown.path(&loaded.file).into_owned(),
                 loaded.attribution.as_str().to_owned(),
                 format!(
                     "{} B{}",
@@ -186,12 +202,16 @@ fn write_tables(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
                 ),
             ]);
         }
-        rows.extend(table_rows(&step.skipped));
+        rows.extend(table_rows(&step.skipped, shown));
         if rows.is_empty() {
-            writeln!(out, "  ({})", escape(&seen.nothing_new(&step.trigger)))?;
+            writeln!(
+                out,
+                "  ({})",
+                escape(&seen.nothing_new(&step.trigger, shown))
+            )?;
         }
         write_rows(out, &rows)?;
-        write_warnings(out, &step.loaded)?;
+        write_warnings(out, &step.loaded, shown)?;
         seen.record(&step.loaded, &step.skipped, &format!("step {}", i + 1));
     }
     Ok(())
@@ -222,13 +242,17 @@ fn write_rows(out: &mut impl Write, rows: &[[String; 4]]) -> std::io::Result<()>
 
 /// One `warning:` line per warning of every loaded rule (recovered
 /// frontmatter, an empty scope, a failed import), after its table.
-fn write_warnings(out: &mut impl Write, loaded: &[LoadedRule]) -> std::io::Result<()> {
+fn write_warnings(
+    out: &mut impl Write,
+    loaded: &[LoadedRule],
+    shown: &Shown,
+) -> std::io::Result<()> {
     for rule in loaded {
         for warning in &rule.warnings {
             writeln!(
                 out,
                 "  warning: {}: {}",
-                escape(&rule.file),
+                escape(&shown.path(&rule.file)),
                 escape(warning)
             )?;
         }
@@ -238,11 +262,14 @@ fn write_warnings(out: &mut impl Write, loaded: &[LoadedRule]) -> std::io::Resul
 
 /// One table row per skipped candidate (what, file, reason, detail), with
 /// the rows of an unreadable directory folded into one.
-fn table_rows(skipped: &[SkippedRule]) -> impl Iterator<Item = [String; 4]> {
-    skipped_rows(skipped).into_iter().map(|row| {
+fn table_rows<'a>(
+    skipped: &[SkippedRule],
+    shown: &'a Shown,
+) -> impl Iterator<Item = [String; 4]> + 'a {
+    skipped_rows(skipped).into_iter().map(move |row| {
         [
             "skipped".to_owned(),
-            row.file,
+            shown.path(&row.file).into_owned(),
             row.reason.to_owned(),
             row.detail,
         ]
@@ -304,12 +331,12 @@ impl Seen {
     }
 
     /// What to say for a step on `trigger` that listed no rows.
-    fn nothing_new(&self, trigger: &str) -> String {
+    fn nothing_new(&self, trigger: &str, shown: &Shown) -> String {
         let on_chain: Vec<String> = self
             .rules
             .iter()
             .filter(|seen| owner_dir(&seen.file).is_some_and(|dir| on_chain(&dir, trigger)))
-            .map(|seen| format!("{} {}", seen.file, seen.what))
+            .map(|seen| format!("{} {}", shown.path(&seen.file), seen.what))
             .collect();
         if on_chain.is_empty() {
             "no rule files on this path's directory chain".to_owned()

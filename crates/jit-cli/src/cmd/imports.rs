@@ -12,6 +12,12 @@ use serde::Serialize;
 use crate::cmd::non_empty_path;
 use crate::output::{self, escape, escape_text};
 
+const AFTER_HELP: &str = "\
+Example:
+  jit imports --expanded CLAUDE.md
+      The @imports of CLAUDE.md, each with its status, then the text with
+      every import inlined.";
+
 /// Arguments of `jit imports`.
 ///
 /// Exits 0 whenever FILE could be read: failed imports are reported in the
@@ -21,13 +27,16 @@ use crate::output::{self, escape, escape_text};
 /// (opened without blocking, so a named pipe is refused at once), within the
 /// size cap (at most cap + 1 bytes are read), and UTF-8 text without NUL bytes.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print JSON: `{"imports": [...], "diagnostics": [...], "expanded": "..."}`.
     #[arg(long)]
     json: bool,
-    /// The project root; an import whose real path is outside it is refused.
+    /// The project root; an import whose real path is outside it is refused
+    /// (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// Hop limit: the file's own imports are depth 1.
     #[arg(long, value_name = "N", default_value_t = jit_imports::DEFAULT_MAX_DEPTH)]
     max_depth: usize,
@@ -91,14 +100,14 @@ struct JsonOutput<'a> {
 /// The table escapes control characters in file names, targets and
 /// messages; the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let root = args
-        .root
+    let given = crate::project::root_or_default(args.root)?;
+    let root = given
         .canonicalize()
-        .with_context(|| format!("project root {} cannot be resolved", args.root.display()))?;
+        .with_context(|| format!("project root {} cannot be resolved", given.display()))?;
     anyhow::ensure!(
         root.is_dir(),
         "project root {} is not a directory",
-        args.root.display()
+        given.display()
     );
     let file = locate_file(&args.file, &root);
     let home = std::env::var_os("HOME")
@@ -251,11 +260,21 @@ fn write_table(
     out: &Expansion,
     with_text: bool,
 ) -> std::io::Result<()> {
+    // Names relative to where the user stands, as the other tables do; the
+    // JSON output keeps them root-relative.
+    let shown = match (
+        camino::Utf8Path::from_path(root),
+        crate::project::current_dir(),
+    ) {
+        (Some(root), Ok(cwd)) => crate::project::Shown::new(root, &cwd),
+        _ => crate::project::Shown::default(),
+    };
+    let rel = |path: &Path| shown.path(&display_rel(root, path)).into_owned();
     let count = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         stdout,
         "{}: {}, {}",
-        escape(&display_rel(root, file)),
+        escape(&rel(file)),
         count(out.imports.len(), "import"),
         count(out.diagnostics.len(), "diagnostic")
     )?;
@@ -264,7 +283,7 @@ fn write_table(
         let rows: Vec<[String; 5]> = out
             .imports
             .iter()
-            .map(|r| row(root, r).map(|cell| escape(&cell).into_owned()))
+            .map(|r| row(&rel, r).map(|cell| escape(&cell).into_owned()))
             .collect();
         let mut widths = header.clone().map(|h| h.chars().count());
         for cells in &rows {
@@ -293,7 +312,7 @@ fn write_table(
             writeln!(
                 stdout,
                 "  {}:{}: @{}: {status}: {}",
-                escape(&display_rel(root, &d.file)),
+                escape(&rel(&d.file)),
                 d.line,
                 escape(&d.target),
                 escape(&d.message)
@@ -306,7 +325,7 @@ fn write_table(
     Ok(())
 }
 
-fn row(root: &Path, r: &ImportRecord) -> [String; 5] {
+fn row(rel: &impl Fn(&Path) -> String, r: &ImportRecord) -> [String; 5] {
     let status = if r.duplicate {
         format!("{} (again)", r.status)
     } else {
@@ -315,10 +334,8 @@ fn row(root: &Path, r: &ImportRecord) -> [String; 5] {
     [
         r.depth.to_string(),
         status,
-        format!("{}:{}", display_rel(root, &r.from), r.line),
+        format!("{}:{}", rel(&r.from), r.line),
         r.target.clone(),
-        r.resolved
-            .as_deref()
-            .map_or_else(|| "-".to_owned(), |p| display_rel(root, p)),
+        r.resolved.as_deref().map_or_else(|| "-".to_owned(), rel),
     ]
 }

@@ -10,8 +10,14 @@ use serde::Serialize;
 
 use crate::output::{self, escape};
 
+const AFTER_HELP: &str = "\
+Example:
+  jit paths --tool edit --input '{\"file_path\": \"src/a.rs\", \"old_string\": \"a\", \"new_string\": \"b\"}'
+      Prints src/a.rs: the path the edit tool's reporter says the call touches.";
+
 /// Arguments of `jit paths`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print `{"tool", "cwd", "paths", "skipped"}` as JSON instead of one path per line.
     #[arg(long)]

@@ -12,17 +12,26 @@ use jit_core::{DiscoveryState, StartupOptions, StartupReport};
 use crate::cmd::non_empty_path;
 use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
+use crate::project::{Shown, current_dir};
 use crate::rules::skipped_rows;
+
+const AFTER_HELP: &str = "\
+Example:
+  jit startup --cwd src/api
+      The rules a session started in src/api gets before any tool runs, the
+      signals that chose them, and the index of the rules left for later.";
 
 /// Arguments of `jit startup`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
-    /// The project root.
+    /// The project root (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// The session's working directory, an existing directory (default: the
     /// current directory when it is inside the root, else the root).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
@@ -119,13 +128,6 @@ fn absolute_file(file: &Utf8Path) -> anyhow::Result<Utf8PathBuf> {
     Ok(resolved.unwrap_or(file))
 }
 
-/// The current directory, as UTF-8.
-pub fn current_dir() -> anyhow::Result<Utf8PathBuf> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    Utf8PathBuf::from_path_buf(cwd)
-        .map_err(|p| anyhow::anyhow!("the current directory {} is not UTF-8", p.display()))
-}
-
 /// The session's working directory when none is given: `current` when it is
 /// the root or below it (through symlinks too), else the root itself, so that
 /// running from elsewhere still gets the root's signals rather than none.
@@ -164,10 +166,13 @@ pub fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
 /// The table escapes control characters in everything the repository
 /// names (files, signals, details); the JSON output is exact.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (engine, conventions) = crate::conventions::engine(&args.root, &args.conventions)?;
+    let root = crate::project::root_or_default(args.root)?;
+    let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
+    let here = current_dir()?;
+    let shown = Shown::new(engine.root(), &here);
     let cwd = match args.cwd {
         Some(dir) => given_cwd(dir)?,
-        None => session_cwd(&current_dir()?, engine.root()),
+        None => session_cwd(&here, engine.root()),
     };
     let (options, warning) = options(cwd, args.managed)?;
     let options = options.with_index(conventions.index_bytes);
@@ -180,13 +185,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write_report(&mut out, &report)?;
+        write_report(&mut out, &report, &shown)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result<()> {
+/// The table: files relative to where the user stands (see [`Shown`]);
+/// signals and details stay root-relative, as the scope patterns they are
+/// matched against are.
+fn write_report(
+    out: &mut impl Write,
+    report: &StartupReport,
+    shown: &Shown,
+) -> std::io::Result<()> {
     writeln!(out, "signals: {}", signals(&report.signals))?;
     for loaded in &report.loaded {
         let tier = loaded
@@ -197,7 +209,7 @@ fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result
             out,
             "  loaded   {:<8} {}  ({} B)",
             tier,
-            escape(&loaded.file),
+            escape(&shown.path(&loaded.file)),
             loaded.bytes
         )?;
         for warning in &loaded.warnings {
@@ -208,7 +220,7 @@ fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result
         writeln!(
             out,
             "  skipped  {}  {}: {}",
-            escape(&row.file),
+            escape(&shown.path(&row.file)),
             row.reason,
             escape(&row.detail)
         )?;
@@ -216,7 +228,7 @@ fn write_report(out: &mut impl Write, report: &StartupReport) -> std::io::Result
     for diagnostic in &report.diagnostics {
         writeln!(out, "  note: {}", escape(diagnostic))?;
     }
-    write_index(out, report, "")
+    write_index(out, report, "", shown)
 }
 
 /// The rule index of a startup report: one line per rule that exists but
@@ -225,6 +237,7 @@ pub fn write_index(
     out: &mut impl Write,
     report: &StartupReport,
     indent: &str,
+    shown: &Shown,
 ) -> std::io::Result<()> {
     if report.index.is_empty() && report.index_overflow.is_empty() {
         return Ok(());
@@ -240,7 +253,7 @@ pub fn write_index(
             out,
             "{indent}  {:<8} {}  {}  ({} B)",
             entry.source,
-            escape(&entry.file),
+            escape(&shown.path(&entry.file)),
             what,
             entry.bytes
         )?;
@@ -250,7 +263,7 @@ pub fn write_index(
             out,
             "{indent}  ... {} more in {}",
             overflow.count,
-            escape(&overflow.dir)
+            escape(&shown.path(&overflow.dir))
         )?;
     }
     Ok(())

@@ -11,8 +11,15 @@ use jit_core::{Stats, StatsBuilder, StatsOptions};
 use crate::cmd::non_empty_path;
 use crate::output::{self, escape};
 
+const AFTER_HELP: &str = "\
+Example:
+  jit stats --by-file ~/.local/state/jit/claude-code-*.events.jsonl
+      Hit rate, waste and resident bytes over every Claude Code session the
+      hook logged, with the rule files that cost the most.";
+
 /// Arguments of `jit stats`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print one JSON object instead of a table.
     #[arg(long)]

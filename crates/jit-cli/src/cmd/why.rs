@@ -13,17 +13,16 @@ use jit_core::{
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
-use crate::cmd::startup::{current_dir, given_cwd, options, session_cwd};
+use crate::cmd::startup::{given_cwd, options, session_cwd};
 use crate::output::{self, escape};
+use crate::project::current_dir;
 
 /// How much of a rule file step 2 reads: far above the engine's cap on one
 /// rule file, and the frontmatter is at its head.
 const READ_LIMIT: u64 = 4 * 1024 * 1024;
 
-/// Arguments of `jit why`.
-#[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Why does (or doesn't) RULE load when a tool touches PATH?
+/// The checklist `jit why --help` shows.
+pub const LONG_ABOUT: &str = "Why does (or doesn't) RULE load when a tool touches PATH?
 
 Runs the four-step checklist and shows each step's verdict and evidence:
   1 candidate    RULE is a rule file of a selected convention, in PATH's
@@ -50,7 +49,17 @@ not an error. Exit status 0 for either verdict, 2 for bad usage.
    \"fix\": \"...\" | null}
 `step` is the step's number, 1 to 4, always all four in order; `ok` is true
 (passed), false (failed: the verdict's reason) or null (not checked, the
-detail says why)."
+detail says why).";
+
+/// Arguments of `jit why`.
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = LONG_ABOUT,
+    after_help = "\
+Example:
+  jit why .claude/rules/tests.md src/api/users.test.ts
+      Whether touching src/api/users.test.ts injects the rule, step by step,
+      and the fix when it does not."
 )]
 pub struct Args {
     /// Print one JSON object instead of the checklist.
@@ -61,17 +70,18 @@ pub struct Args {
     /// `conventions`, else every convention whose files exist).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     conventions: Option<Vec<String>>,
-    /// The project root.
+    /// The project root (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// The session's working directory for the startup load of step 4
     /// (default: the current directory when it is inside the root, else
     /// the root).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
     cwd: Option<PathBuf>,
-    /// Total byte budget for rule blocks in step 4 (default 262144).
-    #[arg(long, value_name = "BYTES")]
-    budget: Option<u64>,
+    /// Total byte budget for rule blocks in step 4.
+    #[arg(long, value_name = "BYTES", default_value_t = jit_core::DEFAULT_BUDGET_BYTES)]
+    budget: u64,
     /// The rule file.
     #[arg(value_name = "RULE", value_parser = non_empty_path)]
     rule: PathBuf,
@@ -134,8 +144,9 @@ const STEP_NAMES: [&str; 4] = ["candidate", "frontmatter", "scope", "load"];
 
 /// Runs `jit why`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let root = crate::project::root_or_default(args.root.clone())?;
     let (engine, _) = crate::conventions::engine(
-        &args.root,
+        &root,
         &crate::conventions::ConventionsArg {
             conventions: args.conventions.clone(),
         },
@@ -160,9 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         path_names_dir: path.as_str().ends_with('/'),
     };
     let mut config = SessionConfig::new();
-    if let Some(budget) = args.budget {
-        config = config.with_budget_bytes(budget);
-    }
+    config = config.with_budget_bytes(args.budget);
     let report = checklist(&ctx, Arc::new(engine), config, session_cwd, &cwd)?;
 
     let mut out = output::stdout();

@@ -9,7 +9,9 @@ use std::process::{Command, Stdio};
 
 mod audit;
 mod bash;
+mod defaults;
 mod explain;
+mod help;
 mod hook;
 mod hook_install;
 mod imports;

@@ -83,4 +83,12 @@ mod tests {
             frontmatter::parse("be nice\n", &["paths"]).map(|p| cline.scope(&p.frontmatter));
         assert_eq!(plain.ok(), Some(ScopeSpec::Always));
     }
+
+    #[test]
+    fn extra_names_are_candidates_in_every_directory() {
+        let cline =
+            ClineSource::with_options(&SourceOptions::default().with_extra_names(["TEAM.md"]));
+        assert_eq!(cline.files(), ["TEAM.md"]);
+        assert!(ClineSource::default().files().is_empty());
+    }
 }

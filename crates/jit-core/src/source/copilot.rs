@@ -157,4 +157,43 @@ mod tests {
             CopilotSource::with_options(&SourceOptions::default().with_agent("coding-agent"));
         assert_eq!(coding.excluded(&fm), None);
     }
+
+    #[test]
+    fn exclude_agent_as_a_list_keeps_its_names_and_drops_blank_ones() {
+        let fm = parse(
+            "---\napplyTo: \"**\"\nexcludeAgent: [\" code-review \", \"\", \"coding-agent\", 3]\n---\nx\n",
+        );
+        assert_eq!(
+            CopilotSource::excluded_agents(&fm),
+            ["code-review", "coding-agent"]
+        );
+        assert!(
+            CopilotSource::excluded_agents(&parse("---\napplyTo: \"**\"\n---\nx\n")).is_empty()
+        );
+    }
+
+    #[test]
+    fn an_unquoted_apply_to_is_read_literally_with_a_warning() {
+        // `*` opens a YAML alias: strict YAML refuses the line, and the
+        // source's scope key is what lets it be recovered.
+        let source = CopilotSource::default();
+        let keys: Vec<&str> = source.scope_keys().iter().map(String::as_str).collect();
+        let parsed = frontmatter::parse("---\napplyTo: **/*.ts,docs/**\n---\nx\n", &keys)
+            .map_err(|e| e.message)
+            .unwrap();
+        assert_eq!(parsed.warnings.len(), 1, "{:?}", parsed.warnings);
+        assert_eq!(
+            source.scope(&parsed.frontmatter),
+            ScopeSpec::Paths(owned(&["**/*.ts", "docs/**"]))
+        );
+    }
+
+    #[test]
+    fn extra_names_are_candidates_in_every_directory() {
+        let source =
+            CopilotSource::with_options(&SourceOptions::default().with_extra_names(["TEAM.md"]));
+        assert_eq!(source.files(), ["TEAM.md"]);
+        assert!(CopilotSource::default().files().is_empty());
+        assert_eq!(source.root_files(), [".github/copilot-instructions.md"]);
+    }
 }

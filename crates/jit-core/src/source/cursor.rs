@@ -155,6 +155,11 @@ mod tests {
                 "manual",
             ),
             ("---\nalwaysApply: maybe\n---\nx\n", "invalid_frontmatter"),
+            // An empty `alwaysApply:` says nothing: the globs decide.
+            (
+                "---\nalwaysApply:\nglobs: src/**\n---\nx\n",
+                "[\"src/**\"] w0",
+            ),
             ("plain legacy rules\n", "always w0"),
         ] {
             check(text, expected);

@@ -269,12 +269,7 @@ fn project_root(root: Option<&Path>) -> anyhow::Result<PathBuf> {
         return std::path::absolute(root)
             .with_context(|| format!("cannot make --root {} absolute", root.display()));
     }
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let root = cwd
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(&cwd);
-    Ok(root.to_path_buf())
+    crate::project::root_or_default(None)
 }
 
 /// The home directory from `$HOME`, where the user-level settings live.

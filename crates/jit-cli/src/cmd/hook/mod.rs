@@ -68,8 +68,8 @@ enum NativeChoice {
 #[command(
     args_conflicts_with_subcommands = true,
     after_help = "Example (what an agent runs after each tool call; `jit hook install` sets it up):\n  \
-        echo '{\"session_id\":\"s1\",\"hook_event_name\":\"PostToolUse\",\"cwd\":\"/work/app\",\
-        \"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/work/app/src/ui/Footer.tsx\"}}' \
+        echo '{\"session_id\":\"s1\",\"hook_event_name\":\"PostToolUse\",\"cwd\":\"/work/app\",\n    \
+        \"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/work/app/src/ui/Footer.tsx\"}}' \\\n    \
         | jit hook --agent claude-code\n\n\
         Reads one payload on stdin, prints nothing or one JSON object, and always exits 0.\n\
         State and event logs live in $JIT_STATE_DIR (default $XDG_STATE_HOME/jit, else ~/.local/state/jit);\n\

@@ -338,15 +338,7 @@ pub fn project_root(agent: AgentKind, cwd: &Utf8Path) -> Utf8PathBuf {
             };
         }
     }
-    git_root(cwd).unwrap_or_else(|| cwd.to_owned())
-}
-
-/// The nearest directory at or above `dir` holding a `.git` (a directory,
-/// or a file for a linked worktree).
-pub fn git_root(dir: &Utf8Path) -> Option<Utf8PathBuf> {
-    dir.ancestors()
-        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
-        .map(Utf8Path::to_owned)
+    crate::project::default_root(cwd)
 }
 
 /// The files a prompt names with `@path` that exist, relative to `cwd`.

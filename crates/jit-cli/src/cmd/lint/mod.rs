@@ -32,11 +32,19 @@ pub enum Format {
     Sarif,
 }
 
+const AFTER_HELP: &str = "\
+Example:
+  jit lint --format github
+      Checks every rule file of the project and prints the findings as
+      GitHub Actions annotations; exit 1 when one is an error.";
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
-    /// The project root.
+    /// The project root (default: the git worktree root at or above the current
+    /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
-    root: PathBuf,
+    root: Option<PathBuf>,
     /// The same as `--format json`.
     #[arg(long, conflicts_with = "format")]
     json: bool,
@@ -49,8 +57,9 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = if args.json { Format::Json } else { args.format };
-    let root = std::fs::canonicalize(&args.root)
-        .with_context(|| format!("cannot resolve the root {}", args.root.display()))?;
+    let given = crate::project::root_or_default(args.root)?;
+    let root = std::fs::canonicalize(&given)
+        .with_context(|| format!("cannot resolve the root {}", given.display()))?;
     anyhow::ensure!(
         root.is_dir(),
         "the root {} is not a directory",
@@ -65,7 +74,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let summary = Summary::of(&findings);
     let mut out = output::stdout();
     match format {
-        Format::Text => text(&mut out, &findings, summary)?,
+        Format::Text => {
+            let shown = crate::project::Shown::new(&root, &crate::project::current_dir()?);
+            text(&mut out, &findings, summary, &shown)?;
+        }
         Format::Json => {
             serde_json::to_writer(
                 &mut out,
@@ -109,12 +121,13 @@ fn text(
     out: &mut impl std::io::Write,
     findings: &[Finding],
     summary: Summary,
+    shown: &crate::project::Shown,
 ) -> anyhow::Result<()> {
     for f in findings {
         writeln!(
             out,
             "{}:{}: {}[{}]: {}",
-            escape(&f.file),
+            escape(&shown.path(&f.file)),
             f.line,
             f.severity.as_str(),
             f.kind.as_str(),

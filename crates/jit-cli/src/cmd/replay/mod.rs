@@ -17,8 +17,15 @@ pub mod transcript;
 pub use simulate::{Options, Replay, replay};
 pub use transcript::{Format, Trace};
 
+const AFTER_HELP: &str = "\
+Example:
+  jit replay --html report.html ~/.claude/projects/-home-me-app/<session>.jsonl
+      Replays a Claude Code session on this checkout and writes the chart
+      and timeline to report.html; `jit replay` alone replays the bundled demo.";
+
 /// Arguments of `jit replay`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// Print one JSON object per transcript instead of tables.
     #[arg(long)]
@@ -70,7 +77,7 @@ fn demo_dir() -> Utf8PathBuf {
 
 /// Runs `jit replay`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let cwd = crate::cmd::startup::current_dir()?;
+    let cwd = crate::project::current_dir()?;
     let absolute = |p: PathBuf, what: &str| -> anyhow::Result<Utf8PathBuf> {
         let p = Utf8PathBuf::from_path_buf(p)
             .map_err(|p| anyhow::anyhow!("{what} {} is not UTF-8", p.display()))?;
@@ -114,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(first) = &trace.first_cwd
             && !first.starts_with(&root)
         {
-            let session_dir = project_dir(first);
+            let session_dir = crate::project::default_root(first);
             if !maps.iter().any(|(from, _)| from == &session_dir) {
                 maps.push((session_dir, root.clone()));
             }
@@ -163,17 +170,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// here; else the current directory.
 fn default_root(trace: &Trace, cwd: &Utf8Path) -> Utf8PathBuf {
     match &trace.first_cwd {
-        Some(first) if first.is_dir() => project_dir(first),
+        Some(first) if first.is_dir() => crate::project::default_root(first),
         _ => cwd.to_owned(),
     }
-}
-
-/// The git worktree root at or above `dir` when one is there, else `dir`.
-fn project_dir(dir: &Utf8Path) -> Utf8PathBuf {
-    dir.ancestors()
-        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
-        .unwrap_or(dir)
-        .to_owned()
 }
 
 /// Tokens are estimated as bytes ÷ 4, a rough rate for ASCII-heavy text.
