@@ -53,7 +53,7 @@ impl Shown {
     pub fn new(root: &Utf8Path, cwd: &Utf8Path) -> Shown {
         let real = |p: &Utf8Path| p.canonicalize_utf8().ok();
         let below = match (real(root), real(cwd)) {
-            (Some(root), Some(cwd)) => cwd.strip_prefix(&root).ok().and_then(|rel| {
+            (Some(root), Some(cwd)) => jit_core::relative_to(&cwd, &root).and_then(|rel| {
                 let parts: Vec<String> = rel.components().map(|c| c.to_string()).collect();
                 (!parts.is_empty()).then_some(parts)
             }),

@@ -132,9 +132,11 @@ fn absolute_file(file: &Utf8Path) -> anyhow::Result<Utf8PathBuf> {
 /// the root or below it (through symlinks too), else the root itself, so that
 /// running from elsewhere still gets the root's signals rather than none.
 pub fn session_cwd(current: &Utf8Path, root: &Utf8Path) -> Utf8PathBuf {
-    let real = |path: &Utf8Path| std::fs::canonicalize(path).ok();
+    let real = |path: &Utf8Path| path.canonicalize_utf8().ok();
     match (real(current), real(root)) {
-        (Some(current_real), Some(root_real)) if current_real.starts_with(&root_real) => {
+        (Some(current_real), Some(root_real))
+            if jit_core::relative_to(&current_real, &root_real).is_some() =>
+        {
             current.to_owned()
         }
         _ => root.to_owned(),
