@@ -393,6 +393,19 @@ mod tests {
     }
 
     #[test]
+    fn a_config_is_read_up_to_its_size_cap_and_refused_past_it() {
+        let padded = |len: u64| {
+            let head = "conventions = [\"agents\"]\n#";
+            format!("{head}{}", "x".repeat(len as usize - head.len()))
+        };
+        let (_dir, root) = root_with(Some(&padded(MAX_CONFIG_BYTES)), &[]);
+        assert_eq!(names(&resolve(&root, None).unwrap()), ["agents"]);
+        let (_dir, root) = root_with(Some(&padded(MAX_CONFIG_BYTES + 1)), &[]);
+        let err = format!("{:#}", resolve(&root, None).unwrap_err());
+        assert!(err.contains("larger than 1048576 bytes"), "{err}");
+    }
+
+    #[test]
     fn a_config_that_is_not_a_regular_file_is_refused_without_blocking() {
         let (_dir, root) = root_with(None, &[]);
         std::fs::create_dir(root.join(CONFIG_FILE)).unwrap();
