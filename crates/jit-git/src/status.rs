@@ -60,13 +60,7 @@ impl GitChanges {
     /// [`ErrorKind::OutsideWorktree`] if `root` is not inside the worktree,
     /// and [`ErrorKind::Git`] when gix cannot read the repository.
     pub fn changes(&self, root: &Path) -> Result<ChangeSet, Error> {
-        let root = std::fs::canonicalize(root).map_err(|err| {
-            Error::with_source(
-                ErrorKind::Io,
-                format!("cannot resolve {}: {err}", root.display()),
-                err,
-            )
-        })?;
+        let root = canonical_root(root)?;
         let repo = self.open(&root)?;
         let prefix = worktree_prefix(&repo, &root)?;
         let paths = changed_paths(&repo, &root, &prefix)?;
@@ -111,6 +105,17 @@ impl ChangeSource for GitChanges {
     ) -> Result<ChangeSet, Box<dyn std::error::Error + Send + Sync>> {
         Ok(self.changes(root.as_std_path())?)
     }
+}
+
+/// `root` resolved to its real path, or an [`ErrorKind::Io`] error naming it.
+pub(crate) fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
+    std::fs::canonicalize(root).map_err(|err| {
+        Error::with_source(
+            ErrorKind::Io,
+            format!("cannot resolve {}: {err}", root.display()),
+            err,
+        )
+    })
 }
 
 /// The changed files under `root`, read the way `git` would (see [`GitChanges`]).

@@ -5,7 +5,7 @@ use std::path::Path;
 use gix::bstr::ByteSlice;
 
 use crate::error::{Error, ErrorKind};
-use crate::status::{GitChanges, describe, worktree_prefix};
+use crate::status::{GitChanges, canonical_root, describe, worktree_prefix};
 
 /// The files git tracks under a directory, and the ones it could not name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,13 +29,7 @@ impl GitChanges {
     ///
     /// As [`GitChanges::changes`].
     pub fn tracked_files(&self, root: &Path) -> Result<TrackedFiles, Error> {
-        let root = std::fs::canonicalize(root).map_err(|err| {
-            Error::with_source(
-                ErrorKind::Io,
-                format!("cannot resolve {}: {err}", root.display()),
-                err,
-            )
-        })?;
+        let root = canonical_root(root)?;
         let repo = self.open(&root)?;
         let prefix = worktree_prefix(&repo, &root)?;
         let index = repo.index_or_empty().map_err(|err| {
