@@ -590,6 +590,18 @@ mod tests {
     }
 
     #[test]
+    fn a_complete_event_of_another_schema_is_skipped() {
+        let event = r#"{"schema":SCHEMA,"kind":"discovery","ts":"t","session":"s","channel":"main","step":1,"trigger":"a.rs","candidates":[],"hit":false,"bytes_injected":0,"resident_bytes":0,"elapsed_us":5}"#;
+        let this = event.replace("SCHEMA", &EVENT_SCHEMA.to_string());
+        let next = event.replace("SCHEMA", &(EVENT_SCHEMA + 1).to_string());
+        let stats = Stats::from_lines([this.as_str(), next.as_str()], StatsOptions::default());
+        assert_eq!(
+            (stats.lines, stats.discoveries, stats.skipped_lines),
+            (2, 1, 1)
+        );
+    }
+
+    #[test]
     fn foreign_and_old_lines_are_counted_not_fatal() {
         let lines = [
             "",
