@@ -286,6 +286,8 @@ pub struct StatsBuilder {
     sessions: BTreeMap<String, SessionReplay>,
     /// A reused buffer for decision keys (`skipped:<reason>`).
     key: String,
+    /// [`STATS_MAX_TRACKED`] unless a test lowers it.
+    max_tracked: Option<usize>,
 }
 
 /// Adds one to `key`'s count, allocating the key only the first time.
@@ -300,11 +302,11 @@ fn count(map: &mut BTreeMap<String, u64>, key: &str) {
 
 /// Whether one more name may be tracked in a map holding `len` already;
 /// records the limit the first time it is reached.
-fn may_track(limits: &mut Vec<String>, len: usize, what: &str) -> bool {
-    if len < STATS_MAX_TRACKED {
+fn may_track(limits: &mut Vec<String>, len: usize, max: usize, what: &str) -> bool {
+    if len < max {
         return true;
     }
-    let note = format!("more than {STATS_MAX_TRACKED} {what}: the rest are not tracked one by one");
+    let note = format!("more than {max} {what}: the rest are not tracked one by one");
     if !limits.contains(&note) {
         limits.push(note);
     }
@@ -335,6 +337,7 @@ impl StatsBuilder {
     }
 
     fn push_event(&mut self, event: &LineEvent<'_>) {
+        let max = self.max_tracked.unwrap_or(STATS_MAX_TRACKED);
         let stats = &mut self.stats;
         self.resident.push(event.resident_bytes);
         let is_discovery = event.kind == EventKind::Discovery;
@@ -350,7 +353,7 @@ impl StatsBuilder {
 
         let session = event.session.as_ref();
         if !self.sessions.contains_key(session)
-            && !may_track(&mut stats.limits_hit, self.sessions.len(), "sessions")
+            && !may_track(&mut stats.limits_hit, self.sessions.len(), max, "sessions")
         {
             stats.untracked_events += 1;
             return;
@@ -394,7 +397,7 @@ impl StatsBuilder {
             }
             let file_name = candidate.file.as_ref();
             let tracked = if self.files.contains_key(file_name)
-                || may_track(&mut stats.limits_hit, self.files.len(), "rule files")
+                || may_track(&mut stats.limits_hit, self.files.len(), max, "rule files")
             {
                 if !self.files.contains_key(file_name) {
                     self.files.insert(
@@ -432,6 +435,7 @@ impl StatsBuilder {
                     if may_track(
                         &mut stats.limits_hit,
                         replay.resident.len(),
+                        max,
                         "resident blocks in one session",
                     ) {
                         replay.resident.insert(file_name.to_owned(), block);
@@ -456,6 +460,7 @@ impl StatsBuilder {
             files,
             sessions,
             key: _,
+            max_tracked: _,
         } = self;
         for (what, distribution) in [("resident byte", &resident), ("latency", &latency)] {
             if distribution.coarse {
@@ -587,6 +592,49 @@ mod tests {
         assert_eq!(bucket(257), 256);
         assert_eq!(bucket(511), 510);
         assert_eq!(bucket(u64::MAX), 0xff00_0000_0000_0000);
+    }
+
+    #[test]
+    fn past_the_tracking_limit_names_are_counted_not_tracked_and_the_limit_is_said() {
+        let line = |session: &str, file: &str| {
+            format!(
+                r#"{{"schema":1,"kind":"discovery","ts":"t","session":"{session}","channel":"main","step":1,"trigger":"a.rs","candidates":[{{"file":"{file}","decision":"loaded","attribution":"nested_traversal","bytes":10}}],"hit":true,"bytes_injected":10,"resident_bytes":10,"elapsed_us":5}}"#
+            )
+        };
+        let mut builder = StatsBuilder::new(StatsOptions::default());
+        builder.max_tracked = Some(2);
+        for (session, file) in [
+            ("s1", "a.md"),
+            ("s2", "b.md"),
+            ("s1", "c.md"),
+            ("s3", "d.md"),
+            ("s1", "a.md"),
+        ] {
+            builder.push_line(&line(session, file));
+        }
+        let stats = builder.finish();
+        // s3 is past the limit: its event counts in the totals only.
+        assert_eq!(
+            (stats.discoveries, stats.sessions, stats.untracked_events),
+            (5, 2, 1)
+        );
+        let files: Vec<(&str, u64)> = stats
+            .by_file
+            .iter()
+            .map(|f| (f.file.as_str(), f.injections))
+            .collect();
+        // c.md came third: counted in the totals, not tracked on its own.
+        assert_eq!(files, [("a.md", 2), ("b.md", 1)]);
+        assert_eq!(
+            stats.limits_hit,
+            [
+                "more than 2 rule files: the rest are not tracked one by one",
+                "more than 2 sessions: the rest are not tracked one by one",
+            ]
+        );
+        // Under the limit nothing is said.
+        let stats = Stats::from_lines([line("s", "a.md").as_str()], StatsOptions::default());
+        assert!(stats.limits_hit.is_empty() && stats.untracked_events == 0);
     }
 
     #[test]
