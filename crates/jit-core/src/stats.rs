@@ -638,6 +638,24 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_the_agent_loaded_itself_is_native_not_injected() {
+        let line = r#"{"schema":1,"kind":"discovery","ts":"t","session":"s","channel":"main","step":1,"trigger":"a.rs","candidates":[{"file":"a/CLAUDE.md","decision":"loaded","attribution":"native","bytes":0},{"file":"b.md","decision":"loaded","attribution":"path_glob_match","bytes":7},{"file":"c.md","decision":"skipped","reason":"scope_miss","bytes":0}],"hit":true,"bytes_injected":7,"resident_bytes":7,"elapsed_us":5}"#;
+        let stats = Stats::from_lines([line], StatsOptions::default());
+        let decisions: Vec<(&str, u64)> = stats
+            .decisions
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
+        assert_eq!(
+            decisions,
+            [("loaded", 1), ("native", 1), ("skipped:scope_miss", 1)]
+        );
+        let files: Vec<&str> = stats.by_file.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(files, ["b.md"], "nothing was injected for the native one");
+        assert_eq!((stats.candidates, stats.scope_skipped), (3, 1));
+    }
+
+    #[test]
     fn a_complete_event_of_another_schema_is_skipped() {
         let event = r#"{"schema":SCHEMA,"kind":"discovery","ts":"t","session":"s","channel":"main","step":1,"trigger":"a.rs","candidates":[],"hit":false,"bytes_injected":0,"resident_bytes":0,"elapsed_us":5}"#;
         let this = event.replace("SCHEMA", &EVENT_SCHEMA.to_string());
