@@ -152,6 +152,19 @@ struct Resident {
 struct SessionReplay {
     last_step: u64,
     resident: BTreeMap<String, Resident>,
+    /// In a builder that follows another ([`StatsBuilder::following`]):
+    /// what these lines did to blocks they did not hold themselves, to be
+    /// replayed onto the earlier builder's blocks when merged.
+    touches: HashMap<String, Touch>,
+}
+
+/// What the lines of a following builder did to a block it did not hold.
+#[derive(Debug, Default, Clone, Copy)]
+struct Touch {
+    /// The block left (or was replaced): the earlier one is gone.
+    gone: bool,
+    /// The last step it was relevant while still the earlier one's.
+    relevant: Option<u64>,
 }
 
 /// A distribution of `u64` values in bounded memory: exact counts per
@@ -172,11 +185,31 @@ impl Distribution {
         let key = if self.coarse { bucket(value) } else { value };
         *self.counts.entry(key).or_default() += 1;
         if !self.coarse && self.counts.len() > EXACT_VALUES {
-            self.coarse = true;
-            let exact = std::mem::take(&mut self.counts);
-            for (value, count) in exact {
-                *self.counts.entry(bucket(value)).or_default() += count;
-            }
+            self.coarsen();
+        }
+    }
+
+    /// Adds every value of `other`, as if pushed here.
+    fn merge(&mut self, other: Distribution) {
+        if other.coarse && !self.coarse {
+            self.coarsen();
+        }
+        self.total += other.total;
+        self.max = self.max.max(other.max);
+        for (value, count) in other.counts {
+            let key = if self.coarse { bucket(value) } else { value };
+            *self.counts.entry(key).or_default() += count;
+        }
+        if !self.coarse && self.counts.len() > EXACT_VALUES {
+            self.coarsen();
+        }
+    }
+
+    fn coarsen(&mut self) {
+        self.coarse = true;
+        let exact = std::mem::take(&mut self.counts);
+        for (value, count) in exact {
+            *self.counts.entry(bucket(value)).or_default() += count;
         }
     }
 
@@ -288,6 +321,45 @@ pub struct StatsBuilder {
     key: String,
     /// [`STATS_MAX_TRACKED`] unless a test lowers it.
     max_tracked: Option<usize>,
+    /// Whether these lines follow another builder's (see
+    /// [`StatsBuilder::following`]).
+    following: bool,
+}
+
+/// Records that `file`'s earlier block is gone (it left, or was replaced).
+fn mark_gone(touches: &mut HashMap<String, Touch>, file: &str) {
+    match touches.get_mut(file) {
+        Some(touch) => touch.gone = true,
+        None => {
+            touches.insert(
+                file.to_owned(),
+                Touch {
+                    gone: true,
+                    relevant: None,
+                },
+            );
+        }
+    }
+}
+
+/// Records that `file`'s earlier block, if still there, was relevant at `step`.
+fn mark_relevant(touches: &mut HashMap<String, Touch>, file: &str, step: u64) {
+    match touches.get_mut(file) {
+        Some(touch) => {
+            if !touch.gone {
+                touch.relevant = Some(step);
+            }
+        }
+        None => {
+            touches.insert(
+                file.to_owned(),
+                Touch {
+                    gone: false,
+                    relevant: Some(step),
+                },
+            );
+        }
+    }
 }
 
 /// Adds one to `key`'s count, allocating the key only the first time.
@@ -320,6 +392,117 @@ impl StatsBuilder {
             options,
             ..StatsBuilder::default()
         }
+    }
+
+    /// An empty builder for lines that come right after the lines of
+    /// another one: it remembers what its lines did to blocks resident
+    /// from before them, so that [`StatsBuilder::merge_following`] gives
+    /// exactly what one builder fed every line would. Two of them let a
+    /// large log be counted in two halves at once.
+    ///
+    /// ```
+    /// use jit_core::{StatsBuilder, StatsOptions};
+    /// let lines = ["not an event", "nor this"];
+    /// let mut first = StatsBuilder::new(StatsOptions::default());
+    /// first.push_line(lines[0]);
+    /// let mut second = StatsBuilder::following(StatsOptions::default());
+    /// second.push_line(lines[1]);
+    /// assert!(first.merge_following(second).is_ok());
+    /// assert_eq!(first.finish().skipped_lines, 2);
+    /// ```
+    pub fn following(options: StatsOptions) -> Self {
+        StatsBuilder {
+            following: true,
+            ..StatsBuilder::new(options)
+        }
+    }
+
+    /// Adds the counts of `later`, built with [`StatsBuilder::following`]
+    /// over the lines right after this builder's. When a tracking limit
+    /// was reached, or could be by the merge, the result would not be
+    /// exactly the sequential one: `later` is given back untouched (and
+    /// this builder too), and the caller counts those lines again here.
+    pub fn merge_following(&mut self, later: StatsBuilder) -> Result<(), Box<StatsBuilder>> {
+        let max = self.max_tracked.unwrap_or(STATS_MAX_TRACKED);
+        let new_sessions = later
+            .sessions
+            .keys()
+            .filter(|s| !self.sessions.contains_key(*s))
+            .count();
+        let new_files = later
+            .files
+            .keys()
+            .filter(|f| !self.files.contains_key(*f))
+            .count();
+        let resident_fits = later.sessions.iter().all(|(name, replay)| {
+            let before = self.sessions.get(name).map_or(0, |r| r.resident.len());
+            before + replay.resident.len() <= max
+        });
+        if !later.following
+            || !self.stats.limits_hit.is_empty()
+            || !later.stats.limits_hit.is_empty()
+            || self.sessions.len() + new_sessions > max
+            || self.files.len() + new_files > max
+            || !resident_fits
+        {
+            return Err(Box::new(later));
+        }
+        let StatsBuilder {
+            stats,
+            resident,
+            latency,
+            files,
+            sessions,
+            ..
+        } = later;
+        let mine = &mut self.stats;
+        mine.lines += stats.lines;
+        mine.skipped_lines += stats.skipped_lines;
+        mine.startups += stats.startups;
+        mine.discoveries += stats.discoveries;
+        mine.hits += stats.hits;
+        mine.bytes_injected = mine.bytes_injected.saturating_add(stats.bytes_injected);
+        mine.candidates += stats.candidates;
+        mine.scope_skipped += stats.scope_skipped;
+        mine.untracked_events += stats.untracked_events;
+        for (mine, theirs) in [
+            (&mut mine.attribution, stats.attribution),
+            (&mut mine.channels, stats.channels),
+            (&mut mine.decisions, stats.decisions),
+        ] {
+            for (key, n) in theirs {
+                *mine.entry(key).or_default() += n;
+            }
+        }
+        self.resident.merge(resident);
+        self.latency.merge(latency);
+        for (name, theirs) in files {
+            match self.files.get_mut(&name) {
+                Some(file) => {
+                    file.injections += theirs.injections;
+                    file.bytes = file.bytes.saturating_add(theirs.bytes);
+                    file.max_bytes = file.max_bytes.max(theirs.max_bytes);
+                }
+                None => {
+                    self.files.insert(name, theirs);
+                }
+            }
+        }
+        for (name, theirs) in sessions {
+            let replay = self.sessions.entry(name).or_default();
+            replay.last_step = replay.last_step.max(theirs.last_step);
+            for (file, touch) in theirs.touches {
+                if touch.gone {
+                    replay.resident.remove(&file);
+                } else if let (Some(step), Some(block)) =
+                    (touch.relevant, replay.resident.get_mut(&file))
+                {
+                    block.last_relevant = step;
+                }
+            }
+            replay.resident.extend(theirs.resident);
+        }
+        Ok(())
     }
 
     /// Counts one line of a log: an event of [`EVENT_SCHEMA`], or a line
@@ -365,6 +548,9 @@ impl StatsBuilder {
         replay.last_step = replay.last_step.max(event.step);
         for departure in &event.left {
             replay.resident.remove(departure.file.as_ref());
+            if self.following {
+                mark_gone(&mut replay.touches, &departure.file);
+            }
         }
         for candidate in &event.candidates {
             // A rule the agent loaded by itself is in its context, but
@@ -432,6 +618,9 @@ impl StatsBuilder {
             match replay.resident.get_mut(file_name) {
                 Some(resident) => *resident = block,
                 None => {
+                    if self.following {
+                        mark_gone(&mut replay.touches, file_name);
+                    }
                     if may_track(
                         &mut stats.limits_hit,
                         replay.resident.len(),
@@ -446,6 +635,8 @@ impl StatsBuilder {
         for file in &event.relevant {
             if let Some(block) = replay.resident.get_mut(file.as_ref()) {
                 block.last_relevant = event.step;
+            } else if self.following {
+                mark_relevant(&mut replay.touches, file, event.step);
             }
         }
     }
@@ -461,6 +652,7 @@ impl StatsBuilder {
             sessions,
             key: _,
             max_tracked: _,
+            following: _,
         } = self;
         for (what, distribution) in [("resident byte", &resident), ("latency", &latency)] {
             if distribution.coarse {
@@ -653,6 +845,94 @@ mod tests {
         let files: Vec<&str> = stats.by_file.iter().map(|f| f.file.as_str()).collect();
         assert_eq!(files, ["b.md"], "nothing was injected for the native one");
         assert_eq!((stats.candidates, stats.scope_skipped), (3, 1));
+    }
+
+    /// Events of three interleaved sessions whose blocks come, are
+    /// replaced, leave and are relevant, with foreign lines among them.
+    fn session_log() -> Vec<String> {
+        (0..60u64)
+            .map(|i| {
+                if i % 11 == 5 {
+                    return "not an event".to_owned();
+                }
+                let session = i % 3;
+                let step = i / 3;
+                let file = |k: u64| format!("r{}.md", (i + k) % 5);
+                let kind = if step == 0 { "startup" } else { "discovery" };
+                let left = if i % 4 == 0 {
+                    format!(r#"[{{"file":"{}","reason":"compacted"}}]"#, file(1))
+                } else {
+                    "[]".to_owned()
+                };
+                format!(
+                    r#"{{"schema":1,"kind":"{kind}","ts":"t","session":"s{session}","channel":"main","step":{step},"trigger":"x","candidates":[{{"file":"{}","decision":"loaded","attribution":"nested_traversal","bytes":{}}}],"hit":true,"bytes_injected":{},"resident_bytes":{},"relevant":["{}","{}"],"left":{left},"elapsed_us":{}}}"#,
+                    file(0),
+                    900 + i * 37,
+                    900 + i * 37,
+                    i * 101,
+                    file(2),
+                    file(3),
+                    i % 7,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn two_halves_merged_count_exactly_like_one_builder() {
+        let log = session_log();
+        let options = StatsOptions {
+            debt_min_bytes: 1000,
+            debt_idle_steps: 2,
+        };
+        let expected = Stats::from_lines(log.iter().map(String::as_str), options);
+        assert!(
+            !expected.debt.is_empty(),
+            "the log must leave debt to compare"
+        );
+        for split in 0..=log.len() {
+            let mut first = StatsBuilder::new(options);
+            for line in &log[..split] {
+                first.push_line(line);
+            }
+            let mut second = StatsBuilder::following(options);
+            for line in &log[split..] {
+                second.push_line(line);
+            }
+            assert!(first.merge_following(second).is_ok());
+            assert_eq!(first.finish(), expected, "split at line {split}");
+        }
+    }
+
+    #[test]
+    fn a_merge_that_would_pass_a_tracking_limit_is_refused_untouched() {
+        let log = session_log();
+        let mut first = StatsBuilder::new(StatsOptions::default());
+        first.max_tracked = Some(2);
+        first.push_line(&log[0]);
+        let mut second = StatsBuilder::following(StatsOptions::default());
+        for line in &log[1..] {
+            second.push_line(line);
+        }
+        let Err(second) = first.merge_following(*Box::new(second)) else {
+            panic!("three sessions do not fit a limit of two");
+        };
+        // Counted again one line at a time, the limit is reached as it
+        // would be sequentially.
+        for line in &log[1..] {
+            first.push_line(line);
+        }
+        drop(second);
+        let stats = first.finish();
+        assert_eq!(stats.sessions, 2);
+        assert!(stats.untracked_events > 0);
+        // A builder not made to follow is refused too.
+        let mut first = StatsBuilder::new(StatsOptions::default());
+        assert!(
+            first
+                .merge_following(StatsBuilder::new(StatsOptions::default()))
+                .is_err()
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `jit stats`: hit rate, waste, resident bytes, latency, distributions and leaderboards over event logs.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -54,21 +54,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Logs are read line by line: memory stays bounded whatever their size.
     let mut builder = StatsBuilder::new(options);
     for file in &args.files {
-        let reader =
-            std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
-        for_each_line(
-            BufReader::with_capacity(READ_BUFFER_BYTES, reader),
-            MAX_LINE_BYTES,
-            |line| {
-                // A line that is not UTF-8 is foreign: it fails to parse and is
-                // counted as skipped, like any other foreign line.
-                match std::str::from_utf8(line) {
-                    Ok(line) => builder.push_line(line),
-                    Err(_) => builder.push_line(&String::from_utf8_lossy(line)),
-                }
-            },
-        )
-        .with_context(|| format!("cannot read {}", file.display()))?;
+        count_file(&mut builder, file, options, SPLIT_MIN_BYTES)
+            .with_context(|| format!("cannot read {}", file.display()))?;
     }
     let stats = builder.finish();
     let mut out = output::stdout();
@@ -80,6 +67,102 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// From this size up, a regular file is counted in two halves at once
+/// (when the machine has two cores), merged exactly.
+const SPLIT_MIN_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Counts the lines of `path` into `builder`: a large regular file in two
+/// halves on two threads, anything else (a small file, a FIFO the user
+/// named) straight through.
+fn count_file(
+    builder: &mut StatsBuilder,
+    path: &std::path::Path,
+    options: StatsOptions,
+    split_min: u64,
+) -> std::io::Result<()> {
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let split = if meta.is_file() && meta.len() >= split_min && cores >= 2 {
+        split_point(&mut file, meta.len() / 2)?
+    } else {
+        None
+    };
+    let Some(split) = split else {
+        return count_lines(builder, file.take(u64::MAX));
+    };
+    file.seek(SeekFrom::Start(0))?;
+    let mut second_half = std::fs::File::open(path)?;
+    second_half.seek(SeekFrom::Start(split))?;
+    let later = std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            let mut later = StatsBuilder::following(options);
+            count_lines(&mut later, second_half.take(u64::MAX)).map(|()| later)
+        });
+        let first = count_lines(builder, (&mut file).take(split));
+        // A worker that panicked is counted again here.
+        let later = worker.join().ok();
+        first.map(|()| later)
+    })?;
+    match later {
+        Some(Ok(later)) => match builder.merge_following(later) {
+            Ok(()) => Ok(()),
+            // A tracking limit: the second half is counted again here, in
+            // order, so the limit falls where it would.
+            Err(_) => count_rest(builder, path, split),
+        },
+        Some(Err(err)) => Err(err),
+        None => count_rest(builder, path, split),
+    }
+}
+
+/// Counts the lines of `path` from byte `from` on.
+fn count_rest(
+    builder: &mut StatsBuilder,
+    path: &std::path::Path,
+    from: u64,
+) -> std::io::Result<()> {
+    let mut file = std::fs::File::open(path)?;
+    file.seek(SeekFrom::Start(from))?;
+    count_lines(builder, file.take(u64::MAX))
+}
+
+/// The offset just past the first line break at or after `near`, or
+/// `None` when there is none (one huge line: no split).
+fn split_point(file: &mut std::fs::File, near: u64) -> std::io::Result<Option<u64>> {
+    file.seek(SeekFrom::Start(near))?;
+    let mut reader = BufReader::with_capacity(READ_BUFFER_BYTES, file);
+    let mut at = near;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(None);
+        }
+        if let Some(i) = memchr::memchr(b'\n', chunk) {
+            return Ok(Some(at + i as u64 + 1));
+        }
+        let len = chunk.len();
+        at += len as u64;
+        reader.consume(len);
+    }
+}
+
+/// Counts every line `reader` gives.
+fn count_lines(builder: &mut StatsBuilder, reader: impl Read) -> std::io::Result<()> {
+    for_each_line(
+        BufReader::with_capacity(READ_BUFFER_BYTES, reader),
+        MAX_LINE_BYTES,
+        |line| {
+            // A line that is not UTF-8 is foreign: it fails to parse and is
+            // counted as skipped, like any other foreign line.
+            match std::str::from_utf8(line) {
+                Ok(line) => builder.push_line(line),
+                Err(_) => builder.push_line(&String::from_utf8_lossy(line)),
+            }
+        },
+    )
 }
 
 /// How much of a log is read at a time: a few hundred events, so most
@@ -310,6 +393,58 @@ mod tests {
         let small = read(3);
         assert_eq!(small, read(64), "{text:?}");
         small
+    }
+
+    #[test]
+    fn a_file_counted_in_two_halves_gives_what_one_pass_gives() {
+        // Interleaved sessions whose blocks come, leave and stay relevant
+        // across the middle of the file, a foreign line and a non-UTF-8 one.
+        let mut log = Vec::new();
+        for i in 0..400u64 {
+            let line = match i % 13 {
+                4 => "not an event".to_owned(),
+                _ => format!(
+                    r#"{{"schema":1,"kind":"discovery","ts":"t","session":"s{}","channel":"main","step":{},"trigger":"x","candidates":[{{"file":"r{}.md","decision":"loaded","attribution":"nested_traversal","bytes":{}}}],"hit":true,"bytes_injected":1,"resident_bytes":{},"relevant":["r{}.md"],"left":[{{"file":"r{}.md","reason":"compacted"}}],"elapsed_us":{}}}"#,
+                    i % 3,
+                    i / 3,
+                    i % 7,
+                    5000 + i,
+                    i * 3,
+                    (i + 2) % 7,
+                    (i + 4) % 11,
+                    i % 5
+                ),
+            };
+            log.extend_from_slice(line.as_bytes());
+            log.push(b'\n');
+            if i == 200 {
+                log.extend_from_slice(b"\xff\xfe\n");
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        std::fs::write(&path, &log).unwrap();
+        let options = StatsOptions {
+            debt_min_bytes: 1000,
+            debt_idle_steps: 3,
+        };
+        let mut one_pass = StatsBuilder::new(options);
+        count_lines(&mut one_pass, log.as_slice()).unwrap();
+        let expected = one_pass.finish();
+        assert!(!expected.debt.is_empty(), "{expected:?}");
+        assert_eq!(expected.skipped_lines, 32);
+        let mut halves = StatsBuilder::new(options);
+        count_file(&mut halves, &path, options, 0).unwrap();
+        assert_eq!(halves.finish(), expected);
+        // Split near every tenth of the file, not only its middle.
+        let mut file = std::fs::File::open(&path).unwrap();
+        for tenth in 1..10 {
+            let split = split_point(&mut file, log.len() as u64 * tenth / 10)
+                .unwrap()
+                .unwrap();
+            assert_eq!(log[split as usize - 1], b'\n');
+        }
+        assert_eq!(split_point(&mut file, log.len() as u64).unwrap(), None);
     }
 
     #[test]
