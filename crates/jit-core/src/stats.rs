@@ -904,6 +904,163 @@ mod tests {
         }
     }
 
+    /// One discovery event of `session` at `step`, injecting `inject` (a
+    /// 2,000-byte block), with `left` and `relevant` files.
+    fn event(
+        session: &str,
+        step: u64,
+        inject: &[&str],
+        left: &[&str],
+        relevant: &[&str],
+    ) -> String {
+        let list = |files: &[&str], f: &dyn Fn(&str) -> String| {
+            files.iter().map(|x| f(x)).collect::<Vec<_>>().join(",")
+        };
+        format!(
+            r#"{{"schema":1,"kind":"discovery","ts":"t","session":"{session}","channel":"main","step":{step},"trigger":"x","candidates":[{}],"hit":true,"bytes_injected":0,"resident_bytes":0,"relevant":[{}],"left":[{}],"elapsed_us":1}}"#,
+            list(inject, &|f| format!(
+                r#"{{"file":"{f}","decision":"loaded","attribution":"nested_traversal","bytes":2000}}"#
+            )),
+            list(relevant, &|f| format!("\"{f}\"")),
+            list(left, &|f| format!(
+                r#"{{"file":"{f}","reason":"compacted"}}"#
+            )),
+        )
+    }
+
+    /// The statistics of `first` then `second`, counted by one builder and
+    /// by two merged; both must agree.
+    fn one_and_two(first: &[String], second: &[String]) -> Stats {
+        let options = StatsOptions {
+            debt_min_bytes: 1000,
+            debt_idle_steps: 2,
+        };
+        let one = Stats::from_lines(first.iter().chain(second).map(String::as_str), options);
+        let mut a = StatsBuilder::new(options);
+        first.iter().for_each(|l| a.push_line(l));
+        let mut b = StatsBuilder::following(options);
+        second.iter().for_each(|l| b.push_line(l));
+        assert!(a.merge_following(b).is_ok());
+        let two = a.finish();
+        assert_eq!(two, one);
+        two
+    }
+
+    #[test]
+    fn a_block_that_leaves_in_the_second_half_is_gone_after_the_merge() {
+        let stats = one_and_two(
+            &[event("s", 1, &["x.md"], &[], &[])],
+            &[
+                event("s", 2, &[], &["x.md"], &[]),
+                event("s", 9, &[], &[], &[]),
+            ],
+        );
+        assert!(stats.debt.is_empty(), "{:?}", stats.debt);
+    }
+
+    #[test]
+    fn relevance_in_the_second_half_reaches_a_block_of_the_first() {
+        let stats = one_and_two(
+            &[event("s", 1, &["x.md"], &[], &[])],
+            &[
+                event("s", 7, &[], &[], &["x.md"]),
+                event("s", 10, &[], &[], &[]),
+            ],
+        );
+        let debt: Vec<(u64, u64)> = stats
+            .debt
+            .iter()
+            .map(|d| (d.last_relevant_step, d.idle_steps))
+            .collect();
+        assert_eq!(debt, [(7, 3)]);
+        // Relevance after the block left is no relevance to it.
+        let stats = one_and_two(
+            &[event("s", 1, &["x.md"], &[], &[])],
+            &[
+                event("s", 2, &[], &["x.md"], &[]),
+                event("s", 3, &[], &[], &["x.md"]),
+                event("s", 9, &[], &[], &[]),
+            ],
+        );
+        assert!(stats.debt.is_empty());
+    }
+
+    #[test]
+    fn a_distribution_merged_is_the_distribution_of_all_values() {
+        let mut all = Distribution::default();
+        let mut a = Distribution::default();
+        let mut b = Distribution::default();
+        let n = EXACT_VALUES as u64;
+        for v in 0..n / 2 + 10 {
+            a.push(v * 3);
+            all.push(v * 3);
+        }
+        for v in 0..n / 2 + 10 {
+            b.push(v * 3 + 1);
+            all.push(v * 3 + 1);
+        }
+        // Each half is exact; together they are past the exact limit.
+        assert!(!a.coarse && !b.coarse && all.coarse);
+        a.merge(b);
+        assert!(a.coarse);
+        assert_eq!(
+            (&a.counts, a.total, a.max),
+            (&all.counts, all.total, all.max)
+        );
+        // A coarse distribution merged into an exact one makes it coarse.
+        let mut exact = Distribution::default();
+        exact.push(1_000_003);
+        let mut expected = all;
+        expected.push(1_000_003);
+        exact.merge(a);
+        assert!(exact.coarse);
+        assert_eq!(
+            (&exact.counts, exact.total),
+            (&expected.counts, expected.total)
+        );
+        // Exactly at the limit, a merge stays exact.
+        let mut a = Distribution::default();
+        let mut b = Distribution::default();
+        for v in 0..n / 2 {
+            a.push(v);
+            b.push(v + n / 2);
+        }
+        a.merge(b);
+        assert!(!a.coarse && a.counts.len() as u64 == n);
+    }
+
+    #[test]
+    fn every_tracking_limit_refuses_a_merge_and_reaching_one_exactly_does_not() {
+        let merge = |max: usize, first: &[String], second: &[String]| {
+            let mut a = StatsBuilder::new(StatsOptions::default());
+            a.max_tracked = Some(max);
+            first.iter().for_each(|l| a.push_line(l));
+            let mut b = StatsBuilder::following(StatsOptions::default());
+            b.max_tracked = Some(max);
+            second.iter().for_each(|l| b.push_line(l));
+            a.merge_following(b).is_ok()
+        };
+        let e = |session: &str, file: &str| event(session, 1, &[file], &[], &[]);
+        // Sessions: two and two new make four.
+        assert!(merge(
+            4,
+            &[e("a", "x"), e("b", "x")],
+            &[e("c", "x"), e("d", "x")]
+        ));
+        assert!(!merge(2, &[e("a", "x"), e("b", "x")], &[e("c", "x")]));
+        // Rule files: two and one new make three (nothing else at a limit).
+        assert!(merge(3, &[e("a", "x"), e("a", "y")], &[e("b", "z")]));
+        assert!(!merge(2, &[e("a", "x"), e("a", "y")], &[e("b", "z")]));
+        // Resident blocks of one session: two and two (the same two files,
+        // so only the blocks could pass the limit).
+        let two = [e("a", "x"), e("a", "y")];
+        assert!(merge(4, &two, &two));
+        assert!(!merge(3, &two, &two));
+        // A limit reached inside either half.
+        assert!(!merge(1, &[e("a", "x"), e("b", "x")], &[]));
+        assert!(!merge(1, &[], &[e("a", "x"), e("b", "x")]));
+    }
+
     #[test]
     fn a_merge_that_would_pass_a_tracking_limit_is_refused_untouched() {
         let log = session_log();
