@@ -118,6 +118,22 @@ pub(crate) fn rule_files(
                 break;
             }
         }
+        // One listing per directory: a candidate whose first component is
+        // not in it costs no system call (most of them, in most directories).
+        let listing: Vec<(String, bool)> = match dir.read_dir_utf8() {
+            Ok(entries) => entries
+                .filter_map(Result::ok)
+                .map(|e| {
+                    let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+                    (e.file_name().to_owned(), is_dir)
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let listed = |name: &str| {
+            let first = name.split('/').next().unwrap_or(name);
+            listing.iter().any(|(n, _)| n == first)
+        };
         for (i, source) in sources.iter().enumerate() {
             if done.get(i).copied().unwrap_or(false) {
                 continue;
@@ -129,6 +145,9 @@ pub(crate) fn rule_files(
                 &[]
             };
             for name in source.files().iter().chain(root_files) {
+                if !listed(name) {
+                    continue;
+                }
                 let path = dir.join(name);
                 if fs::metadata(&path).is_ok_and(|m| m.is_file()) && inside(root, &path) {
                     out.push((i, path));
@@ -138,6 +157,9 @@ pub(crate) fn rule_files(
                 }
             }
             for rule_dir in source.rule_dirs() {
+                if !listed(&rule_dir.path) {
+                    continue;
+                }
                 let mut folders = vec![(dir.join(&rule_dir.path), 0usize)];
                 while let Some((folder, level)) = folders.pop() {
                     if !inside(root, &folder) {
@@ -168,17 +190,12 @@ pub(crate) fn rule_files(
         if depth >= MAX_WALK_DEPTH {
             continue;
         }
-        let Ok(entries) = dir.read_dir_utf8() else {
-            continue;
-        };
-        let mut subdirs: Vec<Utf8PathBuf> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter(|e| {
-                let name = e.file_name();
-                !name.starts_with('.') && name != "node_modules" && name != "target"
+        let mut subdirs: Vec<Utf8PathBuf> = listing
+            .iter()
+            .filter(|(name, is_dir)| {
+                *is_dir && !name.starts_with('.') && name != "node_modules" && name != "target"
             })
-            .map(|e| e.path().to_owned())
+            .map(|(name, _)| dir.join(name))
             .collect();
         // Popped in sorted order.
         subdirs.sort_by(|a, b| b.cmp(a));
