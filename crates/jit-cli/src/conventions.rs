@@ -75,6 +75,21 @@ pub struct Conventions {
 }
 
 impl Conventions {
+    /// Adds `own` (an agent's own conventions, which it loads itself and so
+    /// must be known to be recognised) after the sources found in the
+    /// repository, unless already there. Conventions named by the flag or
+    /// `jit.toml` are kept exactly as named.
+    pub fn with_own(mut self, own: Vec<Box<dyn RuleSource>>) -> Self {
+        if self.origin == Origin::Detected {
+            for source in own {
+                if !self.sources.iter().any(|s| s.name() == source.name()) {
+                    self.sources.push(Arc::from(source));
+                }
+            }
+        }
+        self
+    }
+
     /// The names of the sources, in order.
     pub fn names(&self) -> Vec<&str> {
         self.sources.iter().map(|s| s.name()).collect()
@@ -175,7 +190,7 @@ fn read_config(root: &Utf8Path) -> anyhow::Result<Option<(Utf8PathBuf, Config)>>
 /// `jit.toml`'s `conventions`, else the ones whose files exist (Claude's
 /// when none do). `jit.toml`'s per-convention options apply in every case.
 pub fn resolve(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
-    resolve_known(root, flag, &[])
+    resolve_with(root, flag, Fallback::Detect)
 }
 
 /// Like [`resolve`], with `known` (when not empty) standing for the
@@ -185,6 +200,39 @@ pub fn resolve_known(
     root: &Utf8Path,
     flag: Option<&[String]>,
     known: &[String],
+) -> anyhow::Result<Conventions> {
+    let fallback = if known.is_empty() {
+        Fallback::Detect
+    } else {
+        Fallback::Known(known)
+    };
+    resolve_with(root, flag, fallback)
+}
+
+/// Like [`resolve`], but with every shipped convention (with `jit.toml`'s
+/// options) where `resolve` would look for the ones present: for a caller
+/// that finds the present ones its own way (`jit lint` walks the whole
+/// repository anyway). The origin is still [`Origin::Detected`] then.
+pub fn resolve_or_all(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
+    resolve_with(root, flag, Fallback::All)
+}
+
+/// What stands for the repository's conventions when neither the flag nor
+/// `jit.toml` names them.
+#[derive(Debug, Clone, Copy)]
+enum Fallback<'a> {
+    /// Look for the ones whose files exist.
+    Detect,
+    /// The ones found earlier.
+    Known(&'a [String]),
+    /// Every shipped convention.
+    All,
+}
+
+fn resolve_with(
+    root: &Utf8Path,
+    flag: Option<&[String]>,
+    fallback: Fallback<'_>,
 ) -> anyhow::Result<Conventions> {
     let config = read_config(root)?;
     let (path, config) = match config {
@@ -234,29 +282,16 @@ pub fn resolve_known(
             index_bytes,
         });
     }
-    let detected: Vec<String> = if known.is_empty() {
-        detected_names(root)
-    } else if known == [ALL] {
-        CONVENTIONS.iter().map(|&name| name.to_owned()).collect()
-    } else {
-        known.to_vec()
+    let detected: Vec<String> = match fallback {
+        Fallback::Detect => detected_names(root),
+        Fallback::Known(known) => known.to_vec(),
+        Fallback::All => CONVENTIONS.iter().map(|&name| name.to_owned()).collect(),
     };
     Ok(Conventions {
         sources: build(&detected)?,
         origin: Origin::Detected,
         index_bytes,
     })
-}
-
-/// As `known`, stands for every shipped convention.
-const ALL: &str = "*";
-
-/// Like [`resolve`], but with every shipped convention (with `jit.toml`'s
-/// options) where `resolve` would look for the ones present: for a caller
-/// that finds the present ones its own way (`jit lint` walks the whole
-/// repository anyway). The origin is still [`Origin::Detected`] then.
-pub fn resolve_or_all(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
-    resolve_known(root, flag, &[ALL.to_owned()])
 }
 
 fn detected_names(root: &Utf8Path) -> Vec<String> {

@@ -505,7 +505,7 @@ fn hook_conventions(
     known: &[String],
     outcome: &mut Outcome,
 ) -> crate::conventions::Conventions {
-    let mut conventions = match crate::conventions::resolve_known(root, flag, known) {
+    let conventions = match crate::conventions::resolve_known(root, flag, known) {
         Ok(conventions) => conventions,
         Err(err) => {
             outcome.notes.push(format!(
@@ -514,14 +514,7 @@ fn hook_conventions(
             crate::conventions::detected(root)
         }
     };
-    if conventions.origin == crate::conventions::Origin::Detected {
-        for own in native::sources(agent) {
-            if !conventions.sources.iter().any(|s| s.name() == own.name()) {
-                conventions.sources.push(Arc::from(own));
-            }
-        }
-    }
-    conventions
+    conventions.with_own(native::sources(agent))
 }
 
 /// Writes the output and the log lines of one call. Nothing here may fail

@@ -202,15 +202,8 @@ fn sources(format: Option<Format>) -> Vec<Box<dyn RuleSource>> {
 /// Replays `trace` on `options.root`.
 pub fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay> {
     let engine = Engine::new(&options.root)?;
-    let mut conventions =
-        crate::conventions::resolve(engine.root(), options.conventions.as_deref())?;
-    if conventions.origin == crate::conventions::Origin::Detected {
-        for own in sources(trace.format) {
-            if !conventions.sources.iter().any(|s| s.name() == own.name()) {
-                conventions.sources.push(Arc::from(own));
-            }
-        }
-    }
+    let conventions = crate::conventions::resolve(engine.root(), options.conventions.as_deref())?
+        .with_own(sources(trace.format));
     let engine = Arc::new(engine.with_sources(conventions.sources));
     let root = engine.root().to_owned();
     let registry = Arc::new(Registry::checked()?);
