@@ -336,6 +336,11 @@ fn cursor_and_copilot_rules_are_judged_as_their_agents_read_them() {
         ".github/instructions/api.instructions.md",
         "---\napplyTo: \"src/api/**,**/*.ts,website/**\"\n---\nAPI rules.\n",
     );
+    // Files read at the root only are linted too; a `.clinerules` folder
+    // is a rule folder, not a candidate that cannot be read.
+    write(r, ".cursorrules", "");
+    write(r, ".github/copilot-instructions.md", "");
+    write(r, ".clinerules/style.md", "Two spaces.\n");
     git(r, &["init", "-q"]);
     git(r, &["add", "-A"]);
     git(r, &["commit", "-qm", "init"]);
@@ -356,6 +361,12 @@ fn cursor_and_copilot_rules_are_judged_as_their_agents_read_them() {
     );
     let wrong = find(".cursor/rules/wrong.mdc", "unknown_key");
     assert_eq!(wrong["line"], 2);
+    find(".cursorrules", "empty_rule");
+    find(".github/copilot-instructions.md", "empty_rule");
+    assert!(
+        !findings.iter().any(|f| f["file"] == ".clinerules"),
+        "{out}"
+    );
     let dead = find(".github/instructions/api.instructions.md", "dead_scope");
     assert!(
         dead["message"].as_str().unwrap().contains("website/**"),

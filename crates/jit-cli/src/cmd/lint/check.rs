@@ -81,14 +81,30 @@ fn candidates<'s>(
     let mut out = Vec::new();
     for (dir, names) in &repo.dirs {
         for &source in sources {
-            for name in conventions::files(source) {
-                let first = name.split('/').next().unwrap_or(&name);
+            for name in source.files() {
+                let first = name.split('/').next().unwrap_or(name);
                 if !names.contains(first) {
                     continue;
                 }
-                let file = join(dir, &name);
+                let file = join(dir, name);
                 if fs::symlink_metadata(repo.root.join(&file)).is_ok() {
                     out.push(Candidate { file, source });
+                }
+            }
+            // Names read at the root only (`.cursorrules`, Copilot's
+            // instructions file, `.clinerules`), as the engine reads them:
+            // a folder of that name is a rule folder, not a candidate.
+            if dir.is_empty() {
+                for name in source.root_files() {
+                    let first = name.split('/').next().unwrap_or(name);
+                    if names.contains(first)
+                        && fs::metadata(repo.root.join(name)).is_ok_and(|m| !m.is_dir())
+                    {
+                        out.push(Candidate {
+                            file: name.clone(),
+                            source,
+                        });
+                    }
                 }
             }
             for (folder, suffix, recursive) in conventions::rule_dirs(source) {
