@@ -53,11 +53,9 @@
 #![deny(missing_docs)]
 
 mod audit;
-mod engine;
+mod discover;
 mod error;
 mod events;
-mod frontmatter;
-mod index;
 mod lint_support;
 mod manifest;
 mod narrow;
@@ -66,18 +64,27 @@ mod paths;
 mod prompt;
 mod registry;
 mod rule;
-mod scope;
 mod session;
 mod signals;
-mod source;
-mod startup;
 mod startup_signals;
 mod stats;
 mod tool_list;
 mod why;
 
+// The seam of the move into `discover/` and `rule/`: modules that still name
+// `crate::engine`, `crate::startup`, `crate::frontmatter`, `crate::scope` or
+// `crate::source` resolve through these aliases. Remove them once every
+// module uses the new paths (`crate::discover::...`, `crate::rule::...`).
+use discover as engine;
+use discover::startup;
+use rule::{frontmatter, scope, source};
+
 pub use audit::{AuditProblem, AuditReport, audit, audit_tools};
-pub use engine::{
+pub use discover::index::{
+    DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions, find_rule_files,
+};
+pub use discover::startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport};
+pub use discover::{
     DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER,
     ToolCallDiscovery,
 };
@@ -87,9 +94,6 @@ pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc33
 pub use frontmatter::opens_like_frontmatter;
 pub use frontmatter::{
     Frontmatter, MAX_FRONTMATTER_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, Patterns,
-};
-pub use index::{
-    DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions, find_rule_files,
 };
 pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text};
 pub use manifest::{
@@ -121,7 +125,6 @@ pub use source::{
     DEFAULT_AGENTS_BUDGET_BYTES, GeminiSource, Imports, Precedence, RuleDir, RuleSource, ScopeSpec,
     SourceOptions, UserLevel, all_sources, default_managed_path, source_by_name,
 };
-pub use startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport};
 pub use startup_signals::{Signals, startup_signals};
 pub use stats::{
     DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,

@@ -1,5 +1,9 @@
 //! Rule files: reading one from disk (size, binary, UTF-8 checks), its scope, and the decision types.
 
+pub(crate) mod frontmatter;
+pub(crate) mod scope;
+pub(crate) mod source;
+
 use std::fs;
 use std::io::Read;
 use std::sync::Arc;
@@ -8,7 +12,6 @@ use std::time::SystemTime;
 use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
-use crate::frontmatter;
 use crate::scope::{CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS};
 use crate::source::{RuleSource, ScopeSpec};
 
@@ -335,7 +338,7 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
     let parsed =
         frontmatter::parse(text, &keys).map_err(|err| Rejection::new(err.reason, err.message))?;
     let mut warnings = parsed.warnings;
-    let description = crate::source::description(&parsed.frontmatter);
+    let description = source::description(&parsed.frontmatter);
     let spec = match source.excluded(&parsed.frontmatter) {
         Some(why) => {
             return Ok(ParsedRule {
@@ -447,7 +450,7 @@ pub fn __fuzz_parse_rule(bytes: &[u8]) -> FuzzVerdict {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return FuzzVerdict::Skipped(SkipReason::NotUtf8);
     };
-    let source = crate::source::ClaudeSource::default();
+    let source = source::ClaudeSource::default();
     match parse_rule(text, &source) {
         Err(rejection) => FuzzVerdict::Skipped(rejection.reason),
         Ok(parsed) => match parsed.scope {

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
+use super::index::{self, IndexEntry, IndexOverflow};
 use crate::engine::{DirScan, Discovery, DiscoveryState, Engine, Level};
-use crate::index::{IndexEntry, IndexOverflow};
 use crate::paths::resolve_parents;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
 use crate::scope::SignalMatcher;
@@ -255,7 +255,7 @@ impl Engine {
         report.loaded = out.loaded;
         report.skipped = out.skipped;
         if let Some(bytes) = options.index_bytes {
-            let index = crate::index::build(self, state, &report, bytes);
+            let index = index::build(self, state, &report, bytes);
             report.index = index.entries;
             report.index_overflow = index.overflow;
         }

@@ -1,5 +1,8 @@
 //! The JIT discovery engine: from a touched path, walk up to the project root and decide every candidate rule.
 
+pub(crate) mod index;
+pub(crate) mod startup;
+
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
