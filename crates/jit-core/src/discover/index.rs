@@ -7,11 +7,11 @@ use std::sync::Arc;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
-use crate::engine::{DiscoveryState, Engine};
-use crate::paths::{Real, real_within};
+use super::chain::contained;
+use super::startup::StartupReport;
+use super::{DiscoveryState, Engine};
 use crate::rule::{RuleScope, SkipReason, read_rule};
 use crate::source::{Precedence, RuleSource, all_sources};
-use crate::startup::StartupReport;
 
 /// The default byte bound of the rule index: 2 KiB of JSON.
 pub const DEFAULT_INDEX_BYTES: usize = 2048;
@@ -206,7 +206,7 @@ pub(crate) fn rule_files(
 
 /// Whether `path` really is inside `root` (links resolved).
 fn inside(root: &Utf8Path, path: &Utf8Path) -> bool {
-    matches!(real_within(path, root), Ok(Real::Inside(_)))
+    contained(path, root).is_ok()
 }
 
 /// The shipped conventions whose files exist in the project at `root`, in

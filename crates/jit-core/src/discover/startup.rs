@@ -7,8 +7,10 @@ use std::time::{Duration, Instant};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
+use super::chain::Level;
 use super::index::{self, IndexEntry, IndexOverflow};
-use crate::engine::{DirScan, Discovery, DiscoveryState, Engine, Level};
+use super::scan::DirScan;
+use super::{Discovery, DiscoveryState, Engine};
 use crate::paths::resolve_parents;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
 use crate::scope::SignalMatcher;

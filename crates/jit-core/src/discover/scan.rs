@@ -1,0 +1,882 @@
+//! The per-directory decision loop shared by startup and JIT: every candidate of every rule source in one directory, judged and recorded.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::chain::{ChainLevel, Level, Refusal, contained};
+use super::state::{DiscoveryState, ScanRecord, record_is_fresh};
+use super::{Discovery, Engine, MAX_RULE_FILES_PER_FOLDER};
+use crate::paths::slash;
+use crate::rule::{
+    Attribution, LoadKind, LoadedRule, ParsedRule, RuleScope, SkipReason, SkippedRule, Stamp, Tier,
+    read_rule,
+};
+use crate::scope::ScopeMatcher;
+use crate::source::{Imports, Precedence, RuleDir, RuleSource};
+
+/// The scans of one discovery: every candidate of every source, decided,
+/// one directory at a time.
+pub(crate) struct DirScan<'a> {
+    engine: &'a Engine,
+    pub(crate) state: &'a mut DiscoveryState,
+    /// Decides scoped rules: the touched path (JIT) or the signals (startup).
+    matcher: &'a dyn ScopeMatcher,
+    /// Rule files and folders must really be inside this directory (the
+    /// project root, or the user's `~/.claude`).
+    pub(crate) boundary: &'a Utf8Path,
+    /// Startup attributes every load to `session_start`.
+    pub(crate) startup: bool,
+    /// The tier loaded rules are reported with.
+    pub(crate) tier: Option<Tier>,
+    pub(crate) out: &'a mut Discovery,
+    /// What the current directory's scan looked at.
+    record: ScanRecord,
+    /// Every candidate of the current directory was resolved (no scope miss,
+    /// no I/O error).
+    complete: bool,
+    /// One path buffer for every probe: most candidates do not exist, and the
+    /// walk's cost is mostly these probes.
+    buffer: String,
+    /// The directory being scanned (canonical), empty outside a scan.
+    dir: String,
+    /// The source whose candidates are being judged, for skipped rows.
+    pub(crate) source_name: &'a str,
+}
+
+/// A rule's block as it will be injected: its text with imports inlined,
+/// an `include` row per inlined file, and each file it carries (resolved
+/// path, the rule that imported it).
+struct Block {
+    content: String,
+    includes: Vec<LoadedRule>,
+    imported: Vec<(Utf8PathBuf, String)>,
+}
+
+/// Candidate parent folders (`.claude`) already probed in this directory.
+#[derive(Default)]
+struct Probed<'n> {
+    entries: [(&'n str, bool); 8],
+    len: usize,
+}
+
+impl<'n> Probed<'n> {
+    fn get(&self, parent: &str) -> Option<bool> {
+        self.entries[..self.len]
+            .iter()
+            .find(|(p, _)| *p == parent)
+            .map(|(_, exists)| *exists)
+    }
+
+    fn put(&mut self, parent: &'n str, exists: bool) {
+        if let Some(slot) = self.entries.get_mut(self.len) {
+            *slot = (parent, exists);
+            self.len += 1;
+        }
+    }
+}
+
+impl<'a> DirScan<'a> {
+    pub(crate) fn new(
+        engine: &'a Engine,
+        state: &'a mut DiscoveryState,
+        matcher: &'a dyn ScopeMatcher,
+        out: &'a mut Discovery,
+    ) -> Self {
+        DirScan {
+            engine,
+            state,
+            matcher,
+            boundary: &engine.root,
+            startup: false,
+            tier: None,
+            out,
+            record: ScanRecord::default(),
+            complete: true,
+            buffer: String::new(),
+            dir: String::new(),
+            source_name: "",
+        }
+    }
+
+    /// Judges one source's user tier (`~/.claude/CLAUDE.md`,
+    /// `~/.claude/rules/`), bounded by the user folder, and records it as
+    /// scanned when complete.
+    pub(crate) fn run_user_tier(&mut self, source: &'a dyn RuleSource, user: &Arc<str>) {
+        let Some(level) = source.user_level() else {
+            return;
+        };
+        let dir = Utf8PathBuf::from(&**user);
+        // The scan borrows its boundary; the user folder lives in `dir` for
+        // the length of this call.
+        let mut scan = DirScan {
+            engine: self.engine,
+            state: &mut *self.state,
+            matcher: self.matcher,
+            boundary: &dir,
+            startup: self.startup,
+            tier: Some(Tier::User),
+            out: &mut *self.out,
+            record: ScanRecord::default(),
+            complete: true,
+            buffer: String::new(),
+            dir: String::new(),
+            source_name: source.name(),
+        };
+        scan.record.dir = fs::symlink_metadata(&dir).ok().map(|m| Stamp::of(&m));
+        let mut probed = Probed::default();
+        let mut winner = None;
+        scan.judge_names(source, &dir, &level.files, &mut probed, &mut winner);
+        for rule_dir in &level.rule_dirs {
+            scan.judge_rule_dir(source, &dir.join(&rule_dir.path), rule_dir);
+        }
+        if scan.complete && scan.record.dir.is_some() {
+            let record = std::mem::take(&mut scan.record);
+            scan.state.scanned.insert(Arc::clone(user), record);
+        }
+    }
+
+    /// Scans each directory of a touched path's chain, root first: a level
+    /// outside the root gets an `outside_root` row, the walk stops at a
+    /// missing one, and a directory whose scan record still holds (or that
+    /// a link already brought in) is not scanned again.
+    pub(crate) fn run_levels(&mut self, levels: &[ChainLevel], stamps: &[Option<Stamp>]) {
+        let mut seen_dirs: Vec<&str> = Vec::with_capacity(levels.len());
+        for (i, ChainLevel { lex, level }) in levels.iter().enumerate() {
+            match level {
+                Level::Missing => break,
+                Level::Outside(real) => self.out.skipped.push(SkippedRule {
+                    file: slash(lex),
+                    reason: SkipReason::OutsideRoot,
+                    detail: format!(
+                        "this directory resolves to {real}, outside the project root {}; its rules are not read",
+                        self.engine.root
+                    ),
+                    source: String::new(),
+                }),
+                Level::Inside(real) => {
+                    if seen_dirs.contains(&&**real) {
+                        continue;
+                    }
+                    seen_dirs.push(real);
+                    if let Some(record) = self.state.scanned.get(&**real) {
+                        if record_is_fresh(real, stamps.get(i).copied().flatten(), record) {
+                            continue;
+                        }
+                        self.state.scanned.remove(&**real);
+                    }
+                    self.run(real, stamps.get(i).copied().flatten());
+                }
+            }
+        }
+    }
+
+    /// Judges again every user tier the startup load recorded whose scan
+    /// record no longer holds (a scoped user rule not loaded yet keeps it
+    /// open).
+    pub(crate) fn rerun_user_tiers(&mut self) {
+        let engine = self.engine;
+        for (name, user) in self.state.user_tiers.clone() {
+            let fresh = self
+                .state
+                .scanned
+                .get(&*user)
+                .is_some_and(|record| record_is_fresh(&user, None, record));
+            if !fresh {
+                self.state.scanned.remove(&*user);
+                if let Some(source) = engine.user_source(&name) {
+                    self.run_user_tier(source, &user);
+                }
+            }
+        }
+    }
+
+    /// Scans one directory and records it as scanned when it was complete.
+    pub(crate) fn run(&mut self, dir: &Arc<str>, stamp: Option<Stamp>) {
+        self.record = ScanRecord::default();
+        self.complete = true;
+        self.scan(Utf8Path::new(&**dir), stamp);
+        if self.complete {
+            let record = std::mem::take(&mut self.record);
+            self.state.scanned.insert(Arc::clone(dir), record);
+        }
+    }
+
+    fn scan(&mut self, dir: &Utf8Path, stamp: Option<Stamp>) {
+        self.dir.clear();
+        self.dir.push_str(dir.as_str());
+        match stamp
+            .map(Ok)
+            .unwrap_or_else(|| fs::symlink_metadata(dir).map(|m| Stamp::of(&m)))
+        {
+            Ok(stamp) => self.record.dir = Some(stamp),
+            Err(_) => self.complete = false,
+        }
+        let at_root = dir == self.engine.root;
+        let mut probed = Probed::default();
+        let engine = self.engine;
+        for source in engine.sources.iter() {
+            let source = source.as_ref();
+            self.source_name = source.name();
+            let mut winner = None;
+            self.judge_names(source, dir, source.files(), &mut probed, &mut winner);
+            if at_root {
+                self.judge_names(source, dir, source.root_files(), &mut probed, &mut winner);
+            }
+            for rule_dir in source.rule_dirs() {
+                if let Some((parent, _)) = rule_dir.path.rsplit_once('/')
+                    && !self.parent_exists(dir, parent, &mut probed)
+                {
+                    continue;
+                }
+                self.judge_rule_dir(source, &dir.join(&rule_dir.path), rule_dir);
+            }
+        }
+        self.source_name = "";
+    }
+
+    /// Judges the candidate `names` of one source in `dir`, in order. Under
+    /// [`Precedence::FirstFound`], `winner` is the first that is a regular
+    /// file, and every later one that exists is skipped as `shadowed`.
+    fn judge_names(
+        &mut self,
+        source: &'a dyn RuleSource,
+        dir: &Utf8Path,
+        names: &'a [String],
+        probed: &mut Probed<'a>,
+        winner: &mut Option<&'a str>,
+    ) {
+        let first_found = source.precedence() == Precedence::FirstFound;
+        for name in names {
+            if let Some((parent, _)) = name.rsplit_once('/')
+                && !self.parent_exists(dir, parent, probed)
+            {
+                continue;
+            }
+            self.set_buffer(dir, name);
+            match fs::symlink_metadata(&self.buffer) {
+                Ok(meta) => {
+                    let candidate = Utf8PathBuf::from(self.buffer.as_str());
+                    let followed = if meta.file_type().is_symlink() {
+                        fs::metadata(&candidate).ok()
+                    } else {
+                        Some(meta.clone())
+                    };
+                    // A folder with a rule folder's name (Cline's
+                    // `.clinerules/`) is that folder, not a broken file.
+                    if followed.as_ref().is_some_and(fs::Metadata::is_dir)
+                        && source.rule_dirs().iter().any(|d| d.path == *name)
+                    {
+                        continue;
+                    }
+                    if first_found {
+                        if let Some(first) = winner {
+                            self.skip(
+                                &candidate,
+                                SkipReason::Shadowed,
+                                &format!(
+                                    "`{first}` in this directory takes precedence over `{name}`, \
+                                     which is not read"
+                                ),
+                            );
+                            continue;
+                        }
+                        if followed.as_ref().is_some_and(fs::Metadata::is_file) {
+                            *winner = Some(name);
+                        }
+                    }
+                    self.judge(source, &candidate, meta);
+                }
+                Err(err) if is_absent(&err) => {}
+                Err(err) => {
+                    let candidate = Utf8PathBuf::from(self.buffer.as_str());
+                    self.unreadable(&candidate, &err);
+                }
+            }
+        }
+    }
+
+    /// Decides every rule file of one rule folder, in sorted order.
+    pub(crate) fn judge_rule_dir(
+        &mut self,
+        source: &dyn RuleSource,
+        folder: &Utf8Path,
+        rule_dir: &RuleDir,
+    ) {
+        let mut files = Vec::new();
+        let mut visited = HashSet::new();
+        self.list_rule_dir(
+            folder,
+            &rule_dir.suffix,
+            rule_dir.recursive,
+            &mut files,
+            &mut visited,
+        );
+        files.sort();
+        if files.len() > MAX_RULE_FILES_PER_FOLDER {
+            let over = files.len() - MAX_RULE_FILES_PER_FOLDER;
+            let first_left_out = self.engine.display(&files[MAX_RULE_FILES_PER_FOLDER]);
+            files.truncate(MAX_RULE_FILES_PER_FOLDER);
+            // One row for the lot: thousands of rows would bury the rest.
+            self.skip(
+                folder,
+                SkipReason::TooManyRules,
+                &format!(
+                    "this rule folder holds {} rule files, over the limit of \
+                     {MAX_RULE_FILES_PER_FOLDER}; the last {over} in sorted order (from \
+                     {first_left_out} on) are not read",
+                    over + MAX_RULE_FILES_PER_FOLDER,
+                ),
+            );
+        }
+        for file in files {
+            match fs::symlink_metadata(&file) {
+                Ok(meta) => self.judge(source, &file, meta),
+                Err(err) => self.unreadable(&file, &err),
+            }
+        }
+    }
+
+    fn set_buffer(&mut self, dir: &Utf8Path, name: &str) {
+        self.buffer.clear();
+        self.buffer.push_str(dir.as_str());
+        self.buffer.push('/');
+        self.buffer.push_str(name);
+    }
+
+    /// Probes a candidate's parent folder (`.claude`) once per scan, so a
+    /// directory without it costs one probe, not one per candidate inside it.
+    fn parent_exists(&mut self, dir: &Utf8Path, parent: &'a str, probed: &mut Probed<'a>) -> bool {
+        if let Some(exists) = probed.get(parent) {
+            return exists;
+        }
+        self.set_buffer(dir, parent);
+        let exists = match fs::metadata(&self.buffer) {
+            Ok(meta) if meta.is_dir() => {
+                let path = Utf8PathBuf::from(self.buffer.as_str());
+                self.record.stamps.push((path, Stamp::of(&meta)));
+                true
+            }
+            _ => false,
+        };
+        probed.put(parent, exists);
+        exists
+    }
+
+    fn list_rule_dir(
+        &mut self,
+        folder: &Utf8Path,
+        suffix: &str,
+        recursive: bool,
+        files: &mut Vec<Utf8PathBuf>,
+        visited: &mut HashSet<Utf8PathBuf>,
+    ) {
+        let Some(real) = self.rule_folder(folder) else {
+            return;
+        };
+        if !visited.insert(real.clone()) {
+            // A symlink loop or a second link to the same folder.
+            return;
+        }
+        let meta = match fs::metadata(&real) {
+            Ok(meta) if meta.is_dir() => meta,
+            Ok(_) => return,
+            Err(err) => return self.unreadable(folder, &err),
+        };
+        self.record.stamps.push((real, Stamp::of(&meta)));
+        let entries = match fs::read_dir(folder) {
+            Ok(entries) => entries,
+            Err(err) => return self.unreadable(folder, &err),
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    self.unreadable(folder, &err);
+                    continue;
+                }
+            };
+            let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
+                self.skip_non_utf8_name(&entry.path());
+                continue;
+            };
+            // The entry's type comes with the listing; only a link needs a
+            // stat to know what it points at.
+            let is_dir = match entry.file_type() {
+                Ok(kind) if kind.is_symlink() => fs::metadata(&path).is_ok_and(|m| m.is_dir()),
+                Ok(kind) => kind.is_dir(),
+                Err(_) => fs::metadata(&path).is_ok_and(|m| m.is_dir()),
+            };
+            if is_dir {
+                if recursive {
+                    self.list_rule_dir(&path, suffix, recursive, files, visited);
+                }
+            } else if path.as_str().ends_with(suffix) {
+                files.push(path);
+            }
+        }
+    }
+
+    /// Decides whether a rule folder really is inside the boundary: its
+    /// real path, or `None` (after a skipped row, unless it does not exist).
+    fn rule_folder(&mut self, folder: &Utf8Path) -> Option<Utf8PathBuf> {
+        match contained(folder, self.boundary) {
+            Ok(real) => Some(real),
+            Err(Refusal::NotUtf8(_)) => {
+                self.skip(
+                    folder,
+                    SkipReason::NotUtf8,
+                    "the folder's real path is not UTF-8",
+                );
+                None
+            }
+            Err(Refusal::Outside(real)) => {
+                self.skip(
+                    folder,
+                    SkipReason::OutsideRoot,
+                    &format!("this rule folder resolves to {real}, outside the project root"),
+                );
+                None
+            }
+            Err(Refusal::Io(err)) if is_absent(&err) => None,
+            Err(Refusal::Io(err)) => {
+                self.unreadable(folder, &err);
+                None
+            }
+        }
+    }
+
+    /// Skips a rule folder entry whose name is not UTF-8 (it can be neither
+    /// matched nor shown), listed root-relative like every other file; the
+    /// directory stays unscanned.
+    fn skip_non_utf8_name(&mut self, path: &Path) {
+        let lossy = path
+            .strip_prefix(self.engine.root.as_std_path())
+            .map(|rel| rel.display().to_string())
+            .unwrap_or_else(|_| path.display().to_string());
+        self.complete = false;
+        self.out.skipped.push(SkippedRule {
+            file: lossy,
+            reason: SkipReason::NotUtf8,
+            detail: "the file name is not UTF-8, so it cannot be matched or shown; rename it"
+                .to_owned(),
+            source: self.source_name.to_owned(),
+        });
+    }
+
+    /// Decides one candidate file.
+    pub(crate) fn judge(
+        &mut self,
+        source: &dyn RuleSource,
+        candidate: &Utf8Path,
+        meta: fs::Metadata,
+    ) {
+        let Some((real, meta)) = self.regular_file(candidate, meta) else {
+            return;
+        };
+        let stamp = Stamp::of(&meta);
+        self.record.stamps.push((real.clone(), stamp));
+        let previous = self.state.loaded.get(real.as_str()).copied();
+        if previous == Some(stamp) {
+            return self.skip_unchanged(source, candidate, &real);
+        }
+        let Some(parsed) = self.parsed(source, candidate, &real, &meta, stamp) else {
+            return;
+        };
+        let Some((attribution, scope, detail)) = self.attribution(candidate, &parsed.scope) else {
+            return;
+        };
+        let tier = self.tier_of(source, candidate);
+        let mut warnings = parsed.warnings.clone();
+        let mut block = Block {
+            content: parsed.body.clone(),
+            includes: Vec::new(),
+            imported: Vec::new(),
+        };
+        // Imports are expanded at load time (not cached with the parse), so an
+        // imported file edited since is read as it is now.
+        if source.imports() == Imports::At && block.content.contains('@') {
+            block = self.expand_imports(source, &real, tier, &block.content, &mut warnings);
+        }
+        if !self.within_startup_budget(source, candidate, tier, block.content.len() as u64) {
+            return;
+        }
+        self.record_imports(source, &real, block.imported, &mut warnings);
+        // The including rule's block carries the imported text, so its bytes
+        // are the whole block and the bytes of one discovery add up to what
+        // was injected.
+        let file = self.engine.display(candidate);
+        self.state
+            .set_origin(real.as_str(), format!("{file} ({})", source.name()));
+        self.state.imported_by.remove(real.as_str());
+        self.state.loaded.insert(real.into_string(), stamp);
+        self.out.loaded.push(LoadedRule {
+            file,
+            attribution,
+            bytes: block.content.len(),
+            decision: if previous.is_some() {
+                LoadKind::Replaced
+            } else {
+                LoadKind::Loaded
+            },
+            source: source.name().to_owned(),
+            scope,
+            detail,
+            included_by: None,
+            tier,
+            warnings,
+            content: block.content,
+        });
+        self.out.loaded.extend(block.includes);
+    }
+
+    /// Decides whether a candidate is a regular file really inside the
+    /// boundary: its real path and metadata if so, a skipped row if not.
+    fn regular_file(
+        &mut self,
+        candidate: &Utf8Path,
+        meta: fs::Metadata,
+    ) -> Option<(Utf8PathBuf, fs::Metadata)> {
+        // A candidate directly in the scanned directory has a real path
+        // already; one below a folder (`.claude/`, a rule folder) may reach
+        // outside through a linked folder, so it is resolved and contained.
+        let direct = candidate.parent().is_some_and(|p| p.as_str() == self.dir);
+        let (real, meta) = if meta.file_type().is_symlink() || !direct {
+            let real = match contained(candidate, self.boundary) {
+                Ok(real) => real,
+                Err(Refusal::NotUtf8(_)) => {
+                    self.skip(
+                        candidate,
+                        SkipReason::NotUtf8,
+                        "the link target's path is not UTF-8",
+                    );
+                    return None;
+                }
+                Err(Refusal::Outside(real)) => {
+                    self.skip(
+                        candidate,
+                        SkipReason::OutsideRoot,
+                        &format!(
+                            "this path resolves to {real}, outside {}; it is not read",
+                            self.boundary
+                        ),
+                    );
+                    return None;
+                }
+                Err(Refusal::Io(err)) => {
+                    self.unreadable(candidate, &err);
+                    return None;
+                }
+            };
+            match fs::metadata(&real) {
+                Ok(meta) => (real, meta),
+                Err(err) => {
+                    self.unreadable(candidate, &err);
+                    return None;
+                }
+            }
+        } else {
+            (candidate.to_owned(), meta)
+        };
+        if !meta.is_file() {
+            self.skip(
+                candidate,
+                SkipReason::Unreadable,
+                &format!(
+                    "not a regular file ({}), so it is not read",
+                    crate::open::describe(&meta)
+                ),
+            );
+            return None;
+        }
+        Some((real, meta))
+    }
+
+    /// Skips a candidate already in the context at the stamp it has now,
+    /// naming how it first came in when that was another way.
+    fn skip_unchanged(&mut self, source: &dyn RuleSource, candidate: &Utf8Path, real: &Utf8Path) {
+        let here = format!("{} ({})", self.engine.display(candidate), source.name());
+        let detail = match self.state.origins.get(real.as_str()) {
+            // One file, one block: a second arrival (an import, another
+            // convention, a link) names the first.
+            Some(first) if *first != here => format!(
+                "already in the context and unchanged since it was read: it came in as \
+                 {first}"
+            ),
+            _ => "already in the context and unchanged since it was read".to_owned(),
+        };
+        self.skip(candidate, SkipReason::AlreadyLoaded, &detail);
+    }
+
+    /// Decides whether a rule file parses, from the cache while its stamp
+    /// holds: the parsed rule, or `None` after a skipped row.
+    fn parsed(
+        &mut self,
+        source: &dyn RuleSource,
+        candidate: &Utf8Path,
+        real: &Utf8Path,
+        meta: &fs::Metadata,
+        stamp: Stamp,
+    ) -> Option<Arc<ParsedRule>> {
+        let cached = match self.state.parsed.get(real.as_str()) {
+            Some((cached, parsed)) if *cached == stamp => parsed.clone(),
+            _ => {
+                let parsed = read_rule(real, meta, source, self.engine.max_rule_bytes);
+                // A passing failure is not remembered: the next touch reads
+                // the file again. Anything else is kept until the file
+                // changes, so a broken rule costs one parse, not one per touch.
+                if !matches!(&parsed, Err(rejection) if rejection.transient) {
+                    self.state
+                        .parsed
+                        .insert(real.to_string(), (stamp, parsed.clone()));
+                }
+                parsed
+            }
+        };
+        match cached {
+            Ok(parsed) => Some(parsed),
+            Err(rejection) => {
+                if rejection.transient {
+                    // The directory must be judged again next time.
+                    self.complete = false;
+                }
+                self.skip(candidate, rejection.reason, &rejection.detail);
+                None
+            }
+        }
+    }
+
+    /// Decides whether a parsed rule's scope lets it load here: its
+    /// attribution, scope patterns and match detail, or `None` after a
+    /// skipped row.
+    fn attribution(
+        &mut self,
+        candidate: &Utf8Path,
+        scope: &RuleScope,
+    ) -> Option<(Attribution, Option<Vec<String>>, Option<String>)> {
+        match scope {
+            RuleScope::Always if self.startup => Some((Attribution::SessionStart, None, None)),
+            RuleScope::Always => Some((Attribution::NestedTraversal, None, None)),
+            RuleScope::Manual(why) => {
+                self.skip(candidate, SkipReason::ManualOnly, why);
+                None
+            }
+            RuleScope::Excluded(why) => {
+                self.skip(candidate, SkipReason::ExcludedAgent, why);
+                None
+            }
+            RuleScope::Paths(compiled) => {
+                let decision = self.matcher.decide(compiled);
+                if !decision.matched {
+                    // Not for this file, maybe for the next one here: the
+                    // directory must stay unscanned.
+                    self.complete = false;
+                    self.skip(candidate, SkipReason::ScopeMiss, &decision.detail);
+                    return None;
+                }
+                Some((
+                    if self.startup {
+                        Attribution::SessionStart
+                    } else {
+                        Attribution::PathGlobMatch
+                    },
+                    Some(compiled.patterns().to_vec()),
+                    Some(decision.detail),
+                ))
+            }
+        }
+    }
+
+    /// Decides the tier a load is reported with: the scan's, with a
+    /// project rule the source calls local reported as `local`.
+    fn tier_of(&self, source: &dyn RuleSource, candidate: &Utf8Path) -> Option<Tier> {
+        self.tier.map(|tier| {
+            if tier == Tier::Project && source.is_local(candidate) {
+                Tier::Local
+            } else {
+                tier
+            }
+        })
+    }
+
+    /// Expands a rule's `@` imports under the engine's policy (a user rule
+    /// may import from the home directory): the block's text, one
+    /// `include` row per inlined file, and the files it carries.
+    fn expand_imports(
+        &self,
+        source: &dyn RuleSource,
+        real: &Utf8Path,
+        tier: Option<Tier>,
+        content: &str,
+        warnings: &mut Vec<String>,
+    ) -> Block {
+        let policy = if tier == Some(Tier::User) {
+            self.engine
+                .import_policy
+                .clone()
+                .with_allow_home(true)
+                .with_home_dir(self.boundary.parent().map(|h| h.as_std_path().to_owned()))
+        } else {
+            self.engine.import_policy.clone()
+        };
+        let expansion = jit_imports::expand(
+            real.as_std_path(),
+            content,
+            self.boundary.as_std_path(),
+            &policy,
+        );
+        warnings.extend(expansion.diagnostics.iter().map(ToString::to_string));
+        let mut includes = Vec::new();
+        let mut imported = Vec::new();
+        for record in expansion.included() {
+            let Some(resolved) = record
+                .resolved
+                .as_ref()
+                .and_then(|p| Utf8PathBuf::from_path_buf(p.clone()).ok())
+            else {
+                continue;
+            };
+            let from = Utf8PathBuf::from_path_buf(record.from.clone())
+                .map(|p| self.engine.display(&p))
+                .unwrap_or_else(|p| p.display().to_string());
+            imported.push((resolved.clone(), from.clone()));
+            includes.push(LoadedRule {
+                file: self.engine.display(&resolved),
+                attribution: Attribution::Include,
+                // Its text is inlined in the including rule's block and
+                // counted there; it has no block of its own.
+                bytes: 0,
+                decision: LoadKind::Loaded,
+                source: source.name().to_owned(),
+                scope: None,
+                detail: Some(format!(
+                    "imported by `@{}` in {from}: {} bytes inlined into its block",
+                    record.target, record.bytes
+                )),
+                included_by: Some(from),
+                tier,
+                warnings: Vec::new(),
+                content: String::new(),
+            });
+        }
+        Block {
+            content: expansion.expanded,
+            includes,
+            imported,
+        }
+    }
+
+    /// Decides whether a project rule's `bytes` fit its source's startup
+    /// budget, charging them if so; always true outside the startup load.
+    fn within_startup_budget(
+        &mut self,
+        source: &dyn RuleSource,
+        candidate: &Utf8Path,
+        tier: Option<Tier>,
+        bytes: u64,
+    ) -> bool {
+        if !self.startup || !matches!(tier, Some(Tier::Project | Tier::Local)) {
+            return true;
+        }
+        let Some(budget) = source.startup_budget() else {
+            return true;
+        };
+        let spent = self
+            .state
+            .startup_spent
+            .get(source.name())
+            .copied()
+            .unwrap_or(0);
+        if spent + bytes > budget {
+            // Not for the startup chain, but for the first touch of its
+            // directory: the directory must be judged again.
+            self.complete = false;
+            self.skip(
+                candidate,
+                SkipReason::TooLargeForBudget,
+                &format!(
+                    "{bytes} bytes would take the {} startup chain to {} bytes, over its \
+                     budget of {budget}; it loads when a file in its directory is touched",
+                    source.name(),
+                    spent + bytes
+                ),
+            );
+            return false;
+        }
+        self.state
+            .startup_spent
+            .insert(source.name().to_owned(), spent + bytes);
+        true
+    }
+
+    /// Records the files imported into the block of `real` as in the
+    /// context too, so a convention that names one of them later finds it
+    /// already loaded; one already there from elsewhere gets a warning.
+    fn record_imports(
+        &mut self,
+        source: &dyn RuleSource,
+        real: &Utf8Path,
+        imported: Vec<(Utf8PathBuf, String)>,
+        warnings: &mut Vec<String>,
+    ) {
+        for (resolved, from) in imported {
+            let real_import = fs::canonicalize(&resolved)
+                .ok()
+                .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+                .unwrap_or(resolved);
+            if real_import == real {
+                continue;
+            }
+            let key = real_import.to_string();
+            if self.state.loaded.contains_key(&key) {
+                let ours = self.state.imported_by.get(&key) == Some(&real.to_string());
+                if !ours && let Some(first) = self.state.origins.get(&key) {
+                    // Its text is in the context twice now; say so rather
+                    // than hide it.
+                    warnings.push(format!(
+                        "`{}` is already in the context (it came in as {first}); this block \
+                         inlines its text a second time",
+                        self.engine.display(&real_import)
+                    ));
+                }
+                continue;
+            }
+            if let Ok(meta) = fs::metadata(&real_import) {
+                self.state.loaded.insert(key.clone(), Stamp::of(&meta));
+                self.state
+                    .set_origin(&key, format!("an import in {from} ({})", source.name()));
+                self.state.imported_by.insert(key, real.to_string());
+            }
+        }
+    }
+
+    fn skip(&mut self, candidate: &Utf8Path, reason: SkipReason, detail: &str) {
+        self.out.skipped.push(SkippedRule {
+            file: self.engine.display(candidate),
+            reason,
+            detail: detail.to_owned(),
+            source: self.source_name.to_owned(),
+        });
+    }
+
+    fn unreadable(&mut self, candidate: &Utf8Path, err: &io::Error) {
+        // An I/O error may be passing: judge this directory again next time.
+        self.complete = false;
+        self.skip(
+            candidate,
+            SkipReason::Unreadable,
+            &format!("cannot read: {err}"),
+        );
+    }
+}
+
+fn is_absent(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}

@@ -1,0 +1,193 @@
+//! What a session has already seen: the loaded set, the scan records that let a directory be skipped, and the caches of resolved chains and parsed rules.
+
+use std::collections::HashMap;
+use std::fs;
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::chain::ChainLevel;
+use crate::rule::{ParsedRule, Rejection, Stamp};
+
+/// What a session has already seen: loaded rules, scanned directories, and
+/// caches. Create one per agent context; [`DiscoveryState::rearm`] it after
+/// compaction or clear.
+#[derive(Debug, Default, Clone)]
+pub struct DiscoveryState {
+    /// Rule files in the context, by canonical path, with the stamp they were read at.
+    pub(super) loaded: HashMap<String, Stamp>,
+    /// Directories whose every candidate was resolved, with the stamps that
+    /// prove the scan is still current.
+    pub(super) scanned: HashMap<Arc<str>, ScanRecord>,
+    /// Lexical root-relative directory → where each directory from the root
+    /// down to it really is.
+    pub(super) chains: HashMap<String, Arc<[ChainLevel]>>,
+    /// The user's rule folders (`~/.claude`, canonical) with the name of
+    /// the source each belongs to, once the startup load has seen them:
+    /// their scoped rules are judged on every touch too.
+    pub(crate) user_tiers: Vec<(String, Arc<str>)>,
+    /// How each file in the context (canonical path) first arrived, for the
+    /// detail of a second arrival: `CLAUDE.md (claude)`, or
+    /// `imported by CLAUDE.md (claude)`.
+    pub(super) origins: HashMap<String, String>,
+    /// Files in the context only as imports (canonical) → the canonical path
+    /// of the rule whose block carries them.
+    pub(super) imported_by: HashMap<String, String>,
+    /// Bytes each source loaded from the project in the current startup load,
+    /// against its startup budget.
+    pub(crate) startup_spent: HashMap<String, u64>,
+    /// Parsed rule files, and files rejected for good (invalid
+    /// frontmatter, too large, binary...), reused while their stamp holds.
+    pub(super) parsed: HashMap<String, (Stamp, Result<Arc<ParsedRule>, Rejection>)>,
+}
+
+/// A loaded rule file and the stamp it was read at, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct StoredStamp {
+    /// The canonical path.
+    pub(crate) file: String,
+    /// Its size when read.
+    pub(crate) len: u64,
+    /// Its modification time when read, in nanoseconds since the Unix epoch.
+    #[serde(default)]
+    pub(crate) modified_ns: Option<u64>,
+}
+
+/// What one directory's scan looked at, to tell whether it still holds.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ScanRecord {
+    /// The scanned directory's own stamp (its key in the map is its path).
+    pub(super) dir: Option<Stamp>,
+    /// Every other folder probed and every candidate file found, with its
+    /// stamp at scan time. A changed stamp means the directory must be
+    /// scanned again.
+    pub(super) stamps: Vec<(Utf8PathBuf, Stamp)>,
+}
+
+impl DiscoveryState {
+    /// Records a rule file as already in the context (for example loaded at
+    /// startup), so discovery reports it `already_loaded` instead of
+    /// injecting it twice. Returns `false` if its metadata cannot be read.
+    pub fn mark_loaded(&mut self, path: &Utf8Path) -> bool {
+        let real = fs::canonicalize(path)
+            .ok()
+            .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+            .unwrap_or_else(|| path.to_owned());
+        match fs::metadata(&real) {
+            Ok(meta) => {
+                self.loaded.insert(real.into_string(), Stamp::of(&meta));
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Whether `path` (canonical) is in the context.
+    pub fn is_loaded(&self, path: &Utf8Path) -> bool {
+        self.loaded.contains_key(path.as_str())
+    }
+
+    /// The rule files in the context, canonical paths, sorted.
+    pub fn loaded_files(&self) -> Vec<&Utf8Path> {
+        let mut files: Vec<&Utf8Path> = self.loaded.keys().map(Utf8Path::new).collect();
+        files.sort();
+        files
+    }
+
+    /// The loaded set and the user tier, for a [`crate::SessionSnapshot`]:
+    /// what must outlive a process (caches need not).
+    pub(crate) fn export(&self) -> (Vec<StoredStamp>, Vec<(String, String)>) {
+        let mut loaded: Vec<StoredStamp> = self
+            .loaded
+            .iter()
+            .map(|(file, stamp)| StoredStamp {
+                file: file.clone(),
+                len: stamp.len,
+                modified_ns: stamp.modified_nanos(),
+            })
+            .collect();
+        loaded.sort_by(|a, b| a.file.cmp(&b.file));
+        let tiers = self
+            .user_tiers
+            .iter()
+            .map(|(source, dir)| (source.clone(), dir.to_string()))
+            .collect();
+        (loaded, tiers)
+    }
+
+    /// A state with the loaded set and user tiers of [`DiscoveryState::export`].
+    /// A tier stored without a source name (an older snapshot) belongs to
+    /// the first source of the engine that has a user level.
+    pub(crate) fn import(loaded: &[StoredStamp], user_tiers: &[(String, String)]) -> Self {
+        DiscoveryState {
+            loaded: loaded
+                .iter()
+                .map(|s| (s.file.clone(), Stamp::from_stored(s.len, s.modified_ns)))
+                .collect(),
+            user_tiers: user_tiers
+                .iter()
+                .map(|(source, dir)| (source.clone(), Arc::from(dir.as_str())))
+                .collect(),
+            ..DiscoveryState::default()
+        }
+    }
+
+    /// Records how a file in the context first arrived.
+    pub(super) fn set_origin(&mut self, real: &str, origin: String) {
+        self.origins.entry(real.to_owned()).or_insert(origin);
+    }
+
+    /// Forgets what was injected, so rules come back on the next touch (after
+    /// compaction or clear). Caches of parsed files and resolved paths stay.
+    pub fn rearm(&mut self) {
+        self.loaded.clear();
+        self.scanned.clear();
+        self.origins.clear();
+        self.imported_by.clear();
+    }
+
+    /// Forgets one loaded rule (its block left the context), so the next touch
+    /// of its directory injects it again.
+    pub fn forget(&mut self, path: &Utf8Path) {
+        self.origins.remove(path.as_str());
+        self.imported_by.remove(path.as_str());
+        // The files its block carried as imports left with it.
+        let carried: Vec<String> = self
+            .imported_by
+            .iter()
+            .filter(|(_, by)| by.as_str() == path.as_str())
+            .map(|(file, _)| file.clone())
+            .collect();
+        for file in carried {
+            self.imported_by.remove(&file);
+            self.origins.remove(&file);
+            self.loaded.remove(&file);
+        }
+        if self.loaded.remove(path.as_str()).is_some() {
+            if let Some(dir) = path.parent() {
+                // The directory that held it must be judged again. Rules from
+                // `.claude/rules` belong to an ancestor; forget every record
+                // that stamped this file.
+                self.scanned.remove(dir.as_str());
+            }
+            self.scanned
+                .retain(|_, record| !record.stamps.iter().any(|(p, _)| p == path));
+        }
+    }
+}
+
+/// Whether nothing a scan looked at has changed since.
+///
+/// `dir_stamp` is the directory's stamp if the walk already took it (without
+/// following links); otherwise it is taken here.
+pub(super) fn record_is_fresh(dir: &str, dir_stamp: Option<Stamp>, record: &ScanRecord) -> bool {
+    let fresh =
+        |path: &str, stamp: &Stamp| fs::metadata(path).is_ok_and(|meta| Stamp::of(&meta) == *stamp);
+    let dir_stamp = dir_stamp.or_else(|| fs::symlink_metadata(dir).ok().map(|m| Stamp::of(&m)));
+    record.dir.is_some()
+        && record.dir == dir_stamp
+        && record
+            .stamps
+            .iter()
+            .all(|(path, stamp)| fresh(path.as_str(), stamp))
+}
