@@ -239,3 +239,248 @@ fn still_plain_dirs(root: &Utf8Path, chain: &[ChainLevel]) -> Option<Vec<Option<
     }
     Some(stamps)
 }
+
+#[cfg(test)]
+#[cfg(unix)]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+    use crate::paths::resolve_parents;
+
+    /// A project at `base/proj` with room beside it for what lies outside.
+    struct Tree {
+        _dir: tempfile::TempDir,
+        base: Utf8PathBuf,
+        engine: Engine,
+    }
+
+    impl Tree {
+        /// Creates `dirs` (relative to `base`) and the engine for `base/proj`.
+        fn new(dirs: &[&str]) -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let base = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+            fs::create_dir_all(base.join("proj")).unwrap();
+            for d in dirs {
+                fs::create_dir_all(base.join(d)).unwrap();
+            }
+            let engine = Engine::new(base.join("proj")).unwrap();
+            Tree {
+                _dir: dir,
+                base,
+                engine,
+            }
+        }
+
+        /// A symbolic link at `at` (relative to `base`) holding `target` as written.
+        fn link(&self, target: &str, at: &str) {
+            symlink(target, self.base.join(at)).unwrap();
+        }
+
+        fn root(&self) -> &Utf8Path {
+            self.engine.root()
+        }
+
+        /// `path` (relative to `base`) as the tests spell it.
+        fn shown(&self, path: &str) -> String {
+            relative_to(Utf8Path::new(path), &self.base)
+                .map_or_else(|| path.to_owned(), |rel| rel.to_string())
+        }
+
+        /// The chain down to `dir_rel`, one `lex: where` line per level.
+        fn chain(&self, state: &mut DiscoveryState, dir_rel: &str) -> Vec<String> {
+            let (levels, _) = self.engine.resolve_chain(state, Utf8Path::new(dir_rel));
+            levels
+                .iter()
+                .map(|ChainLevel { lex, level }| {
+                    let at = match level {
+                        Level::Inside(real) => format!("inside {}", self.shown(real)),
+                        Level::Outside(real) => format!("outside {}", self.shown(real)),
+                        Level::Missing => "missing".to_owned(),
+                    };
+                    format!("{lex}: {at}")
+                })
+                .collect()
+        }
+
+        /// What the containment check says of `rel` (relative to the root).
+        fn contained(&self, rel: &str) -> String {
+            match contained(&self.root().join(rel), self.root()) {
+                Ok(real) => format!("inside {}", self.shown(real.as_str())),
+                Err(Refusal::Outside(real)) => format!("outside {}", self.shown(real.as_str())),
+                Err(Refusal::NotUtf8(_)) => "not utf-8".to_owned(),
+                Err(Refusal::Io(_)) => "unresolvable".to_owned(),
+            }
+        }
+
+        /// Where the engine places `rel` (relative to `base`), `..` resolved as the OS does.
+        fn locate(&self, rel: &str) -> Option<String> {
+            let abs = resolve_parents(&self.base.join(rel));
+            self.engine.locate(&abs).map(Utf8PathBuf::into_string)
+        }
+    }
+
+    #[test]
+    fn a_plain_path_is_inside_at_every_level() {
+        let tree = Tree::new(&["proj/src/ui"]);
+        let mut state = DiscoveryState::default();
+        assert_eq!(
+            tree.chain(&mut state, "src/ui"),
+            [
+                ": inside proj",
+                "src: inside proj/src",
+                "src/ui: inside proj/src/ui"
+            ]
+        );
+        assert_eq!(tree.contained("src/ui"), "inside proj/src/ui");
+        assert_eq!(
+            tree.locate("proj/src/ui/a.ts").as_deref(),
+            Some("src/ui/a.ts")
+        );
+        assert_eq!(tree.locate("proj").as_deref(), Some(""));
+        // Reaching the root through a link places the path all the same.
+        tree.link("proj", "alias");
+        assert_eq!(
+            tree.locate("alias/src/new.ts").as_deref(),
+            Some("src/new.ts")
+        );
+    }
+
+    #[test]
+    fn a_parent_segment_past_the_root_is_outside() {
+        let tree = Tree::new(&["proj/src", "elsewhere", "proj-evil"]);
+        assert_eq!(tree.locate("proj/src/../a.ts").as_deref(), Some("a.ts"));
+        assert_eq!(tree.locate("proj/src/../../elsewhere/a.ts"), None);
+        assert_eq!(tree.locate("proj/../proj-evil/a.ts"), None);
+        assert_eq!(tree.contained("src/../../elsewhere"), "outside elsewhere");
+        assert_eq!(tree.contained("../proj-evil"), "outside proj-evil");
+    }
+
+    #[test]
+    fn a_link_out_of_the_root_is_outside_and_stays_outside_below() {
+        let tree = Tree::new(&["proj/src", "elsewhere/lib"]);
+        tree.link("../elsewhere", "proj/vendor");
+        fs::write(tree.base.join("elsewhere/CLAUDE.md"), "x\n").unwrap();
+        let mut state = DiscoveryState::default();
+        assert_eq!(
+            tree.chain(&mut state, "vendor/lib"),
+            [
+                ": inside proj",
+                "vendor: outside elsewhere",
+                "vendor/lib: outside elsewhere/lib"
+            ]
+        );
+        assert_eq!(
+            tree.contained("vendor/CLAUDE.md"),
+            "outside elsewhere/CLAUDE.md"
+        );
+        // `..` after the link climbs from its target, out of the root.
+        assert_eq!(tree.locate("proj/vendor/../x.ts"), None);
+    }
+
+    #[test]
+    fn a_link_inside_pointing_inside_is_read_where_it_points() {
+        let tree = Tree::new(&["proj/src/ui"]);
+        tree.link("src/ui", "proj/ui-link");
+        let mut state = DiscoveryState::default();
+        assert_eq!(
+            tree.chain(&mut state, "ui-link"),
+            [": inside proj", "ui-link: inside proj/src/ui"]
+        );
+        assert_eq!(tree.contained("ui-link"), "inside proj/src/ui");
+        let (levels, _) = tree
+            .engine
+            .resolve_chain(&mut state, Utf8Path::new("ui-link"));
+        // Scopes see the real place, not the link's name.
+        assert_eq!(
+            tree.engine
+                .subject(Utf8Path::new("ui-link/Footer.tsx"), false, &levels),
+            "src/ui/Footer.tsx"
+        );
+        assert_eq!(
+            tree.engine.subject(Utf8Path::new("ui-link"), true, &levels),
+            "src/ui/"
+        );
+    }
+
+    #[test]
+    fn a_link_loop_ends_the_walk_and_is_refused() {
+        let tree = Tree::new(&["proj"]);
+        tree.link("loop", "proj/loop");
+        tree.link("pong", "proj/ping");
+        tree.link("ping", "proj/pong");
+        let mut state = DiscoveryState::default();
+        assert_eq!(
+            tree.chain(&mut state, "loop/deeper"),
+            [": inside proj", "loop: missing"]
+        );
+        assert_eq!(
+            tree.chain(&mut state, "ping"),
+            [": inside proj", "ping: missing"]
+        );
+        assert_eq!(tree.contained("loop"), "unresolvable");
+        assert_eq!(tree.contained("ping/CLAUDE.md"), "unresolvable");
+        assert!(state.chains.is_empty(), "an incomplete chain is not cached");
+    }
+
+    #[test]
+    fn a_missing_component_ends_the_chain_until_it_exists() {
+        let tree = Tree::new(&["proj/src"]);
+        let mut state = DiscoveryState::default();
+        assert_eq!(
+            tree.chain(&mut state, "src/new/deeper"),
+            [": inside proj", "src: inside proj/src", "src/new: missing"]
+        );
+        assert!(state.chains.is_empty(), "an incomplete chain is not cached");
+        assert_eq!(tree.contained("src/new"), "unresolvable");
+        fs::create_dir_all(tree.base.join("proj/src/new/deeper")).unwrap();
+        assert_eq!(
+            tree.chain(&mut state, "src/new/deeper"),
+            [
+                ": inside proj",
+                "src: inside proj/src",
+                "src/new: inside proj/src/new",
+                "src/new/deeper: inside proj/src/new/deeper"
+            ]
+        );
+        assert!(state.chains.contains_key("src/new/deeper"));
+    }
+
+    #[test]
+    fn a_non_utf8_real_path_is_never_inside() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let tree = Tree::new(&["proj"]);
+        let odd = tree
+            .root()
+            .as_std_path()
+            .join(OsStr::from_bytes(b"caf\xe9"));
+        fs::create_dir(&odd).unwrap();
+        symlink(&odd, tree.root().join("odd")).unwrap();
+        let mut state = DiscoveryState::default();
+        let chain = tree.chain(&mut state, "odd/below");
+        assert_eq!(chain[0], ": inside proj");
+        assert!(chain[1].starts_with("odd: outside "), "{chain:?}");
+        assert_eq!(chain.len(), 3, "{chain:?}");
+        assert_eq!(tree.contained("odd"), "not utf-8");
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_link_is_resolved_again() {
+        let tree = Tree::new(&["proj/src/ui", "elsewhere"]);
+        let mut state = DiscoveryState::default();
+        let before = tree.chain(&mut state, "src/ui");
+        assert_eq!(before[2], "src/ui: inside proj/src/ui");
+        assert!(state.chains.contains_key("src/ui"));
+        fs::remove_dir(tree.base.join("proj/src/ui")).unwrap();
+        tree.link("../../elsewhere", "proj/src/ui");
+        assert_eq!(
+            tree.chain(&mut state, "src/ui"),
+            [
+                ": inside proj",
+                "src: inside proj/src",
+                "src/ui: outside elsewhere"
+            ]
+        );
+    }
+}
