@@ -237,7 +237,6 @@ fn compile_segments(pattern: &str) -> Option<Vec<Seg>> {
 /// segments; a trailing one at least one, as `src/**` needs `src/`).
 fn segment_walk(pattern: &str, subject: &str) -> Option<Walk> {
     let segs = compile_segments(pattern)?;
-    let n = segs.len();
     // `**`, `**/`, `**/**`: globset reads these as one leading `**/`, which
     // alone matches everything.
     let body = match segs.split_last() {
@@ -247,41 +246,13 @@ fn segment_walk(pattern: &str, subject: &str) -> Option<Walk> {
     if body.iter().all(|seg| matches!(seg, Seg::Recursive)) {
         return Some(Walk::Match);
     }
-    let recursive_at = |j: usize| matches!(segs.get(j), Some(Seg::Recursive));
-    // A `**` that is not the last segment may match nothing.
-    let close = |states: &mut Vec<usize>| {
-        let mut i = 0;
-        while i < states.len() {
-            let j = states[i];
-            if recursive_at(j) && j + 1 < n && !states.contains(&(j + 1)) {
-                states.push(j + 1);
-            }
-            i += 1;
-        }
-        states.sort_unstable();
-    };
     let parts: Vec<&str> = subject.split('/').collect();
     let mut states = vec![0];
-    close(&mut states);
+    close(&segs, &mut states);
     // The state sets before each path segment, for the explanation.
     let mut history: Vec<Vec<usize>> = Vec::with_capacity(parts.len());
     for (k, part) in parts.iter().enumerate() {
-        let mut next = Vec::new();
-        for &j in &states {
-            match segs.get(j) {
-                // `**` takes this segment and may go on, or end here.
-                Some(Seg::Recursive) => {
-                    next.push(j);
-                    next.push(j + 1);
-                }
-                Some(Seg::One(_, matcher)) if matcher.is_match(part) => next.push(j + 1),
-                _ => {}
-            }
-        }
-        next.sort_unstable();
-        next.dedup();
-        close(&mut next);
-        next.dedup();
+        let next = step(&segs, &states, part);
         if next.is_empty() {
             return Some(Walk::Miss(Stop {
                 matched_prefix: parts[..k].join("/"),
@@ -292,11 +263,54 @@ fn segment_walk(pattern: &str, subject: &str) -> Option<Walk> {
         }
         history.push(std::mem::replace(&mut states, next));
     }
-    if states.contains(&n) {
+    if states.contains(&segs.len()) {
         return Some(Walk::Match);
     }
-    // A `**` kept the pattern alive to the end. If the last segment was one
-    // pattern segment short of a match, that is where it stopped.
+    Some(Walk::Miss(stop_at_end(&segs, &parts, &history, &states)))
+}
+
+/// Adds to `states` the position after every `**` that is not the last
+/// segment, since such a `**` may match nothing; sorted.
+fn close(segs: &[Seg], states: &mut Vec<usize>) {
+    let n = segs.len();
+    let mut i = 0;
+    while i < states.len() {
+        let j = states[i];
+        if matches!(segs.get(j), Some(Seg::Recursive)) && j + 1 < n && !states.contains(&(j + 1)) {
+            states.push(j + 1);
+        }
+        i += 1;
+    }
+    states.sort_unstable();
+}
+
+/// Decides the pattern positions still possible after path segment `part`,
+/// from the positions possible before it.
+fn step(segs: &[Seg], states: &[usize], part: &str) -> Vec<usize> {
+    let mut next = Vec::new();
+    for &j in states {
+        match segs.get(j) {
+            // `**` takes this segment and may go on, or end here.
+            Some(Seg::Recursive) => {
+                next.push(j);
+                next.push(j + 1);
+            }
+            Some(Seg::One(_, matcher)) if matcher.is_match(part) => next.push(j + 1),
+            _ => {}
+        }
+    }
+    next.sort_unstable();
+    next.dedup();
+    close(segs, &mut next);
+    next.dedup();
+    next
+}
+
+/// Decides where a pattern a `**` kept alive to the end of the path
+/// stopped: at the last path segment when it was one pattern segment short
+/// of a match, else past the path's end, naming what the pattern still wanted.
+fn stop_at_end(segs: &[Seg], parts: &[&str], history: &[Vec<usize>], states: &[usize]) -> Stop {
+    let n = segs.len();
     let last = parts.len() - 1;
     let before_last = history.get(last).map(Vec::as_slice).unwrap_or(&[]);
     let finishers: Vec<usize> = before_last
@@ -305,18 +319,18 @@ fn segment_walk(pattern: &str, subject: &str) -> Option<Walk> {
         .filter(|&j| {
             matches!(segs.get(j), Some(Seg::One(..))) && {
                 let mut after = vec![j + 1];
-                close(&mut after);
+                close(segs, &mut after);
                 after.contains(&n)
             }
         })
         .collect();
     if !finishers.is_empty() {
-        return Some(Walk::Miss(Stop {
+        return Stop {
             matched_prefix: parts[..last].join("/"),
             segment: last,
             subject_segment: Some(parts[last].to_owned()),
-            expected: expected(&segs, &finishers),
-        }));
+            expected: expected(segs, &finishers),
+        };
     }
     // Otherwise the path ended while the pattern wanted more: name the rest.
     let tail = |j: usize| {
@@ -342,12 +356,12 @@ fn segment_walk(pattern: &str, subject: &str) -> Option<Walk> {
             .collect();
     }
     rests.dedup();
-    Some(Walk::Miss(Stop {
+    Stop {
         matched_prefix: parts.join("/"),
         segment: parts.len(),
         subject_segment: None,
         expected: rests,
-    }))
+    }
 }
 
 /// The pattern segments at `states`, as written (`""` for the end).

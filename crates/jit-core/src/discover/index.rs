@@ -11,7 +11,7 @@ use super::chain::contained;
 use super::startup::StartupReport;
 use super::{DiscoveryState, Engine};
 use crate::rule::{RuleScope, SkipReason, read_rule};
-use crate::source::{Precedence, RuleSource, all_sources};
+use crate::source::{Precedence, RuleDir, RuleSource, all_sources};
 
 /// The default byte bound of the rule index: 2 KiB of JSON.
 pub const DEFAULT_INDEX_BYTES: usize = 2048;
@@ -120,69 +120,17 @@ pub(crate) fn rule_files(
         }
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
-        let listing: Vec<(String, bool)> = match dir.read_dir_utf8() {
-            Ok(entries) => entries
-                .filter_map(Result::ok)
-                .map(|e| {
-                    let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-                    (e.file_name().to_owned(), is_dir)
-                })
-                .collect(),
-            Err(_) => Vec::new(),
-        };
-        let listed = |name: &str| {
-            let first = name.split('/').next().unwrap_or(name);
-            listing.iter().any(|(n, _)| n == first)
-        };
+        let listing = listing(&dir);
         for (i, source) in sources.iter().enumerate() {
             if done.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            let first_found = source.precedence() == Precedence::FirstFound;
-            let root_files: &[String] = if dir == root {
-                source.root_files()
-            } else {
-                &[]
-            };
-            for name in source.files().iter().chain(root_files) {
-                if !listed(name) {
-                    continue;
-                }
-                let path = dir.join(name);
-                if fs::metadata(&path).is_ok_and(|m| m.is_file()) && inside(root, &path) {
-                    out.push((i, path));
-                    if first_found {
-                        break;
-                    }
-                }
-            }
+            let at_root = dir == root;
+            let named = named_files(root, &dir, source.as_ref(), at_root, &listing);
+            out.extend(named.into_iter().map(|p| (i, p)));
             for rule_dir in source.rule_dirs() {
-                if !listed(&rule_dir.path) {
-                    continue;
-                }
-                let mut folders = vec![(dir.join(&rule_dir.path), 0usize)];
-                while let Some((folder, level)) = folders.pop() {
-                    if !inside(root, &folder) {
-                        continue;
-                    }
-                    let Ok(entries) = folder.read_dir_utf8() else {
-                        continue;
-                    };
-                    let mut found = Vec::new();
-                    for entry in entries.filter_map(Result::ok) {
-                        let Ok(meta) = fs::metadata(entry.path()) else {
-                            continue;
-                        };
-                        if meta.is_dir() && rule_dir.recursive && level < MAX_WALK_DEPTH {
-                            folders.push((entry.path().to_owned(), level + 1));
-                        } else if meta.is_file()
-                            && entry.file_name().ends_with(&rule_dir.suffix)
-                            && inside(root, entry.path())
-                        {
-                            found.push(entry.path().to_owned());
-                        }
-                    }
-                    found.sort();
+                if listed(&listing, &rule_dir.path) {
+                    let found = rule_folder_files(root, &dir.join(&rule_dir.path), rule_dir);
                     out.extend(found.into_iter().map(|p| (i, p)));
                 }
             }
@@ -190,18 +138,107 @@ pub(crate) fn rule_files(
         if depth >= MAX_WALK_DEPTH {
             continue;
         }
-        let mut subdirs: Vec<Utf8PathBuf> = listing
-            .iter()
-            .filter(|(name, is_dir)| {
-                *is_dir && !name.starts_with('.') && name != "node_modules" && name != "target"
-            })
-            .map(|(name, _)| dir.join(name))
-            .collect();
-        // Popped in sorted order.
-        subdirs.sort_by(|a, b| b.cmp(a));
-        stack.extend(subdirs.into_iter().map(|d| (d, depth + 1)));
+        stack.extend(subdirs(&dir, &listing).into_iter().map(|d| (d, depth + 1)));
     }
     out
+}
+
+/// The names in `dir`, each with whether it is a directory (links not
+/// followed); empty when the directory cannot be read.
+fn listing(dir: &Utf8Path) -> Vec<(String, bool)> {
+    match dir.read_dir_utf8() {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .map(|e| {
+                let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+                (e.file_name().to_owned(), is_dir)
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Whether a candidate's first component is in the directory's listing,
+/// so it is worth a system call.
+fn listed(listing: &[(String, bool)], name: &str) -> bool {
+    let first = name.split('/').next().unwrap_or(name);
+    listing.iter().any(|(n, _)| n == first)
+}
+
+/// Decides which of a source's candidate names in `dir` are rule files:
+/// regular files really inside the root, only the first one under
+/// [`Precedence::FirstFound`], root-only names at the root alone.
+fn named_files(
+    root: &Utf8Path,
+    dir: &Utf8Path,
+    source: &dyn RuleSource,
+    at_root: bool,
+    listing: &[(String, bool)],
+) -> Vec<Utf8PathBuf> {
+    let first_found = source.precedence() == Precedence::FirstFound;
+    let root_files: &[String] = if at_root { source.root_files() } else { &[] };
+    let mut found = Vec::new();
+    for name in source.files().iter().chain(root_files) {
+        if !listed(listing, name) {
+            continue;
+        }
+        let path = dir.join(name);
+        if fs::metadata(&path).is_ok_and(|m| m.is_file()) && inside(root, &path) {
+            found.push(path);
+            if first_found {
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// Decides which files of one rule folder are rule files: those with the
+/// folder's suffix, really inside the root, each folder's files sorted,
+/// sub-folders down to the walk's depth limit when the folder is recursive.
+fn rule_folder_files(root: &Utf8Path, folder: &Utf8Path, rule_dir: &RuleDir) -> Vec<Utf8PathBuf> {
+    let mut out = Vec::new();
+    let mut folders = vec![(folder.to_owned(), 0usize)];
+    while let Some((folder, level)) = folders.pop() {
+        if !inside(root, &folder) {
+            continue;
+        }
+        let Ok(entries) = folder.read_dir_utf8() else {
+            continue;
+        };
+        let mut found = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(meta) = fs::metadata(entry.path()) else {
+                continue;
+            };
+            if meta.is_dir() && rule_dir.recursive && level < MAX_WALK_DEPTH {
+                folders.push((entry.path().to_owned(), level + 1));
+            } else if meta.is_file()
+                && entry.file_name().ends_with(&rule_dir.suffix)
+                && inside(root, entry.path())
+            {
+                found.push(entry.path().to_owned());
+            }
+        }
+        found.sort();
+        out.extend(found);
+    }
+    out
+}
+
+/// Decides which subdirectories the walk enters: not hidden, not
+/// `node_modules` nor `target`, in reverse order so they pop sorted.
+fn subdirs(dir: &Utf8Path, listing: &[(String, bool)]) -> Vec<Utf8PathBuf> {
+    let mut subdirs: Vec<Utf8PathBuf> = listing
+        .iter()
+        .filter(|(name, is_dir)| {
+            *is_dir && !name.starts_with('.') && name != "node_modules" && name != "target"
+        })
+        .map(|(name, _)| dir.join(name))
+        .collect();
+    // Popped in sorted order.
+    subdirs.sort_by(|a, b| b.cmp(a));
+    subdirs
 }
 
 /// Whether `path` really is inside `root` (links resolved).

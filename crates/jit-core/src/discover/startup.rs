@@ -189,8 +189,31 @@ impl Engine {
 
         state.startup_spent.clear();
         // Managed, then user: outside the project, each bounded by its own
-        // folder. The options' managed file stands in for the managed files
-        // of the first source that has any.
+        // folder. Then the project, from the root down to the cwd.
+        self.load_managed(state, &matcher, &mut out, options.managed.as_ref());
+        self.load_user_tiers(state, &matcher, &mut out, options.home.as_deref());
+        self.load_project_chain(state, &matcher, &mut out, &cwd_rel);
+
+        report.loaded = out.loaded;
+        report.skipped = out.skipped;
+        if let Some(bytes) = options.index_bytes {
+            let index = index::build(self, state, &report, bytes);
+            report.index = index.entries;
+            report.index_overflow = index.overflow;
+        }
+        report.elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        report
+    }
+
+    /// Loads the managed files; the options' managed file stands in for
+    /// the managed files of the first source that has any.
+    fn load_managed(
+        &self,
+        state: &mut DiscoveryState,
+        matcher: &SignalMatcher<'_>,
+        out: &mut Discovery,
+        managed_option: Option<&Utf8PathBuf>,
+    ) {
         let mut managed_given = false;
         for source in self.sources() {
             let source = source.as_ref();
@@ -201,13 +224,13 @@ impl Engine {
                 source.managed_files().to_vec()
             } else {
                 managed_given = true;
-                options.managed.iter().cloned().collect()
+                managed_option.into_iter().cloned().collect()
             };
             for managed in &files {
                 if let Ok(meta) = fs::symlink_metadata(managed)
                     && let Some(boundary) = managed.parent().and_then(canonical)
                 {
-                    let mut scan = DirScan::new(self, state, &matcher, &mut out);
+                    let mut scan = DirScan::new(self, state, matcher, out);
                     scan.boundary = &boundary;
                     scan.startup = true;
                     scan.tier = Some(Tier::Managed);
@@ -216,11 +239,22 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// Loads each source's user tier under `home` and records it in the
+    /// state, so its scoped rules are judged on every touch after.
+    fn load_user_tiers(
+        &self,
+        state: &mut DiscoveryState,
+        matcher: &SignalMatcher<'_>,
+        out: &mut Discovery,
+        home: Option<&Utf8Path>,
+    ) {
         // A user folder (`~/.claude`) is often a link into a dotfiles
         // repository: its real location is the boundary.
         for source in self.sources() {
             let source = source.as_ref();
-            let Some(user) = options.home.as_ref().and_then(|home| {
+            let Some(user) = home.and_then(|home| {
                 let level = source.user_level()?;
                 canonical(&home.join(&level.dir))
             }) else {
@@ -231,14 +265,23 @@ impl Engine {
             if !state.user_tiers.contains(&entry) {
                 state.user_tiers.push(entry);
             }
-            let mut scan = DirScan::new(self, state, &matcher, &mut out);
+            let mut scan = DirScan::new(self, state, matcher, out);
             scan.startup = true;
             scan.run_user_tier(source, &user);
         }
+    }
 
-        // The project: each directory from the root down to the cwd.
-        let (levels, stamps) = self.resolve_chain(state, &cwd_rel);
-        let mut scan = DirScan::new(self, state, &matcher, &mut out);
+    /// Loads the project's rules in each directory from the root down to
+    /// `cwd_rel`; a level outside the root gets an `outside_root` row.
+    fn load_project_chain(
+        &self,
+        state: &mut DiscoveryState,
+        matcher: &SignalMatcher<'_>,
+        out: &mut Discovery,
+        cwd_rel: &Utf8Path,
+    ) {
+        let (levels, stamps) = self.resolve_chain(state, cwd_rel);
+        let mut scan = DirScan::new(self, state, matcher, out);
         scan.startup = true;
         scan.tier = Some(Tier::Project);
         for (i, level) in levels.iter().enumerate() {
@@ -253,16 +296,6 @@ impl Engine {
                 Level::Missing => break,
             }
         }
-
-        report.loaded = out.loaded;
-        report.skipped = out.skipped;
-        if let Some(bytes) = options.index_bytes {
-            let index = index::build(self, state, &report, bytes);
-            report.index = index.entries;
-            report.index_overflow = index.overflow;
-        }
-        report.elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        report
     }
 }
 

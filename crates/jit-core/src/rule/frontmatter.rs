@@ -667,40 +667,10 @@ fn recover(
             continue;
         };
         consumed[i] = true;
-        let mut items = Vec::new();
-        let mut nested_mapping = false;
-        let value = strip_comment(value.trim());
-        if !value.is_empty() {
-            let inner = value
-                .strip_prefix('[')
-                .and_then(|v| v.strip_suffix(']'))
-                .unwrap_or(value);
-            items.extend(split_patterns(inner).iter().map(|p| unquote(p).to_owned()));
-        }
-        // Indented lines under the key: block-list items or continued patterns.
-        let mut j = i + 1;
-        while j < lines.len() {
-            let next = lines[j];
-            let trimmed = next.trim();
-            if trimmed.is_empty() {
-                consumed[j] = true;
-            } else if next.starts_with([' ', '\t']) || trimmed.starts_with('-') {
-                consumed[j] = true;
-                let item = trimmed.strip_prefix('-').map(str::trim).unwrap_or(trimmed);
-                let item = strip_comment(item);
-                if item.ends_with(':') || item.contains(": ") {
-                    nested_mapping = true;
-                } else {
-                    items.extend(split_patterns(item).iter().map(|p| unquote(p).to_owned()));
-                }
-            } else {
-                break;
-            }
-            j += 1;
-        }
+        let (items, nested_mapping, next) = literal_items(&lines, i, value, &mut consumed);
         let written = shown(line.trim());
         let line_no = first_line + i;
-        i = j;
+        i = next;
         if nested_mapping || items.is_empty() {
             return Err(FrontmatterError::invalid(format!(
                 "line {line_no} `{written}`: {why}, and no pattern could be read from its lines; \
@@ -730,35 +700,89 @@ fn recover(
             }
             values
         }
-        None => {
-            // The lines read literally are blanked, not dropped, so the
-            // parser's line numbers stay the file's.
-            let mut rest = "\n".repeat(first_line.saturating_sub(1));
-            for (line, consumed) in lines.iter().zip(&consumed) {
-                if !consumed {
-                    rest.push_str(line);
-                }
-                rest.push('\n');
-            }
-            if rest.trim().is_empty() {
-                Map::new()
-            } else {
-                match parse_map(&rest)? {
-                    Ok(values) => values,
-                    Err(err) => {
-                        warnings.push(format!(
-                            "the other frontmatter keys are not valid YAML either and were ignored: {err}"
-                        ));
-                        Map::new()
-                    }
-                }
-            }
-        }
+        None => other_keys(&lines, &consumed, first_line, warnings)?,
     };
     Ok(Frontmatter {
         values,
         recovered,
         present: true,
+    })
+}
+
+/// Reads the scope key on line `at` literally: the patterns of its `value`
+/// (a flow list or a comma-separated line), then of the indented or `-`
+/// lines under it, marking them consumed. Returns the patterns, whether a
+/// nested mapping was met (which no literal reading can make a scope of),
+/// and the first line after the key's.
+fn literal_items(
+    lines: &[&str],
+    at: usize,
+    value: &str,
+    consumed: &mut [bool],
+) -> (Vec<String>, bool, usize) {
+    let mut items = Vec::new();
+    let mut nested_mapping = false;
+    let value = strip_comment(value.trim());
+    if !value.is_empty() {
+        let inner = value
+            .strip_prefix('[')
+            .and_then(|v| v.strip_suffix(']'))
+            .unwrap_or(value);
+        items.extend(split_patterns(inner).iter().map(|p| unquote(p).to_owned()));
+    }
+    // Indented lines under the key: block-list items or continued patterns.
+    let mut j = at + 1;
+    while j < lines.len() {
+        let next = lines[j];
+        let trimmed = next.trim();
+        if trimmed.is_empty() {
+            consumed[j] = true;
+        } else if next.starts_with([' ', '\t']) || trimmed.starts_with('-') {
+            consumed[j] = true;
+            let item = trimmed.strip_prefix('-').map(str::trim).unwrap_or(trimmed);
+            let item = strip_comment(item);
+            if item.ends_with(':') || item.contains(": ") {
+                nested_mapping = true;
+            } else {
+                items.extend(split_patterns(item).iter().map(|p| unquote(p).to_owned()));
+            }
+        } else {
+            break;
+        }
+        j += 1;
+    }
+    (items, nested_mapping, j)
+}
+
+/// Decides the other keys of a frontmatter strict YAML refused: the lines
+/// not read literally, parsed again; none, with a warning, when they are
+/// not valid YAML either.
+fn other_keys(
+    lines: &[&str],
+    consumed: &[bool],
+    first_line: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Map<String, Value>, FrontmatterError> {
+    // The lines read literally are blanked, not dropped, so the
+    // parser's line numbers stay the file's.
+    let mut rest = "\n".repeat(first_line.saturating_sub(1));
+    for (line, consumed) in lines.iter().zip(consumed) {
+        if !consumed {
+            rest.push_str(line);
+        }
+        rest.push('\n');
+    }
+    if rest.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    Ok(match parse_map(&rest)? {
+        Ok(values) => values,
+        Err(err) => {
+            warnings.push(format!(
+                "the other frontmatter keys are not valid YAML either and were ignored: {err}"
+            ));
+            Map::new()
+        }
     })
 }
 
