@@ -111,10 +111,7 @@ pub use registry::{
 #[doc(hidden)]
 pub use rule::{__fuzz_parse_rule, FuzzVerdict};
 pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
-pub use scope::{
-    CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS, ScopeDecision, ScopeMatcher,
-    SignalMatcher, TouchedPathMatcher,
-};
+pub use scope::{CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS};
 pub use session::{
     Channel, DEFAULT_BUDGET_BYTES, DEFAULT_JIT_CONTEXT, Injection, LoadTrigger, NativeLoads,
     SNAPSHOT_FORMAT, Session, SessionConfig, SessionSnapshot, ToolCall, block_header,

@@ -93,11 +93,11 @@ fn compile(pattern: &str) -> Result<Glob, Error> {
 
 /// Whether a scoped rule applies, and why (the `detail` of a decision).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScopeDecision {
+pub(crate) struct ScopeDecision {
     /// The rule applies.
-    pub matched: bool,
+    pub(crate) matched: bool,
     /// Which subject matched which pattern, or what was tried.
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 /// Decides whether a scoped rule applies at this moment.
@@ -105,29 +105,26 @@ pub struct ScopeDecision {
 /// JIT discovery uses [`TouchedPathMatcher`] (the file actually touched); the
 /// startup load uses [`SignalMatcher`] (the cwd marker and changed files).
 ///
-/// ```
-/// use jit_core::{CompiledScope, ScopeMatcher, SignalMatcher, TouchedPathMatcher};
-/// let scope = CompiledScope::new(["src/ui/**/*.tsx"])?;
-/// assert!(TouchedPathMatcher::new("src/ui/Footer.tsx").decide(&scope).matched);
-/// assert!(!TouchedPathMatcher::new("src/ui/README.md").decide(&scope).matched);
-/// assert!(!SignalMatcher::new(&["src/ui/".to_owned()]).decide(&scope).matched);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub trait ScopeMatcher {
+/// Crate-private, with both matchers and [`ScopeDecision`]: nothing public
+/// accepts a matcher (the engine picks one per call), and nothing outside
+/// jit-core names one; `jit why` and `jit lint` judge a scope through
+/// [`CompiledScope`], the public matcher, instead. Make one public again
+/// only with an API that accepts it.
+pub(crate) trait ScopeMatcher {
     /// Whether `scope` applies.
     fn decide(&self, scope: &CompiledScope) -> ScopeDecision;
 }
 
 /// The JIT matcher: the touched path, relative to the project root.
 #[derive(Debug, Clone, Copy)]
-pub struct TouchedPathMatcher<'a> {
+pub(crate) struct TouchedPathMatcher<'a> {
     subject: &'a str,
 }
 
 impl<'a> TouchedPathMatcher<'a> {
     /// A matcher for one touched path (root-relative, `/`-separated; a
     /// directory ends with `/`).
-    pub fn new(subject: &'a str) -> Self {
+    pub(crate) fn new(subject: &'a str) -> Self {
         TouchedPathMatcher { subject }
     }
 }
@@ -150,14 +147,14 @@ impl ScopeMatcher for TouchedPathMatcher<'_> {
 /// The startup matcher: any of the startup signals (a cwd marker ending in
 /// `/`, changed files).
 #[derive(Debug, Clone, Copy)]
-pub struct SignalMatcher<'a> {
+pub(crate) struct SignalMatcher<'a> {
     signals: &'a [String],
 }
 
 impl<'a> SignalMatcher<'a> {
     /// A matcher over startup signals. No signal matches nothing: a missing
     /// signal never means "match everything".
-    pub fn new(signals: &'a [String]) -> Self {
+    pub(crate) fn new(signals: &'a [String]) -> Self {
         SignalMatcher { signals }
     }
 }
@@ -207,6 +204,36 @@ mod tests {
         check("src/*.ts", "src/a.ts", true);
         check("SRC/**", "src/a.ts", false);
         check("src/**/*.{ts,tsx}", "src/a/b.tsx", true);
+    }
+
+    #[test]
+    fn the_jit_matcher_judges_the_touched_path_and_the_startup_one_the_signals() {
+        let scope = CompiledScope::new(["src/ui/**/*.tsx"]).unwrap();
+        let touched = |subject: &str| TouchedPathMatcher::new(subject).decide(&scope);
+        assert_eq!(
+            touched("src/ui/Footer.tsx"),
+            ScopeDecision {
+                matched: true,
+                detail: "`src/ui/Footer.tsx` matches `src/ui/**/*.tsx`".to_owned(),
+            }
+        );
+        assert_eq!(
+            touched("src/ui/README.md"),
+            ScopeDecision {
+                matched: false,
+                detail: "`src/ui/README.md` matches none of [\"src/ui/**/*.tsx\"]".to_owned(),
+            }
+        );
+        let signals = ["src/ui/".to_owned(), "src/ui/Badge.tsx".to_owned()];
+        let decision = SignalMatcher::new(&signals).decide(&scope);
+        assert!(decision.matched);
+        assert_eq!(
+            decision.detail,
+            "signal `src/ui/Badge.tsx` matches `src/ui/**/*.tsx`"
+        );
+        // No signal matches nothing, never everything.
+        assert!(!SignalMatcher::new(&signals[..1]).decide(&scope).matched);
+        assert!(!SignalMatcher::new(&[]).decide(&scope).matched);
     }
 
     #[test]
