@@ -8,11 +8,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use jit_base::{
+    Error, ErrorKind, Real, Registry, SkippedInput, real_within, relative_to, resolve_parents,
+    slash,
+};
 use serde::Serialize;
 
-use crate::error::{Error, ErrorKind};
-use crate::paths::{Real, real_within, relative_to, resolve_parents, slash};
-use crate::registry::{Registry, SkippedInput};
 use crate::rule::{
     Attribution, LoadKind, LoadedRule, ParsedRule, Rejection, RuleScope, SkipReason, SkippedRule,
     Stamp, Tier, read_rule,

@@ -5,10 +5,10 @@ use std::fs;
 use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use jit_base::{Real, real_within};
 use serde::Serialize;
 
 use crate::engine::{DiscoveryState, Engine};
-use crate::paths::{Real, real_within};
 use crate::rule::{RuleScope, SkipReason, read_rule};
 use crate::source::{Precedence, RuleSource, all_sources};
 use crate::startup::StartupReport;
