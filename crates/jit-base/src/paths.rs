@@ -80,7 +80,7 @@ pub fn lexical_clean(path: &str) -> Utf8PathBuf {
 /// opens the path: a `..` after a symbolic link climbs from the link's
 /// target, not from the directory holding the link. From `src/`,
 /// `link/../x.ts` with `link → ../../elsewhere/d` is `elsewhere/x.ts`, where
-/// [`normalize`] would say `src/x.ts`.
+/// a purely lexical fold would say `src/x.ts`.
 ///
 /// Only a prefix that a `..` follows is looked at, with one `lstat`, and
 /// resolved with `realpath` when it is a link; a path without `..` costs
@@ -88,7 +88,7 @@ pub fn lexical_clean(path: &str) -> Utf8PathBuf {
 /// does not exist (yet), is folded lexically: the first is what the OS
 /// does, and the second names nothing the OS could open (`mkdir -p` creates
 /// it as a plain directory, whose `..` is again lexical). On Windows, where
-/// `..` is folded before the filesystem is asked, this is [`normalize`].
+/// `..` is folded before the filesystem is asked, this is the lexical fold.
 ///
 /// ```
 /// use camino::Utf8Path;

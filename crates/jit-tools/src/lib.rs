@@ -51,7 +51,7 @@
 //! that every entry names a registered tool with a reporter.
 //!
 //! The reporter types ([`PathField`], [`PathList`], [`Glob`], [`GlobList`],
-//! [`Grep`], [`Bash`], [`ApplyPatch`]) are public, and those that read an
+//! [`Grep`], `Bash`, [`ApplyPatch`]) are public, and those that read an
 //! optional directory say from which field (`Glob::with_path_field`,
 //! `Grep::with_path_field`, `Bash::with_cwd_field`), so a harness whose tools
 //! have other names or fields registers them under its own names with
@@ -59,7 +59,7 @@
 //! `jit_base::Registry::checked`, and the names it gives the model with
 //! `jit_base::audit_tools`.
 //!
-//! The shell tools (`bash`, `run_shell_command`) and the [`Bash`] reporter
+//! The shell tools (`bash`, `run_shell_command`) and the `Bash` reporter
 //! come with the `bash` feature, on by default, which builds `jit-bash` and
 //! through it tree-sitter and its bash grammar (C code compiled by `cc`).
 //! With `default-features = false` the crate builds on `jit-base`, camino and
