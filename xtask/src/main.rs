@@ -56,7 +56,8 @@ fn main() -> ExitCode {
                 "usage: cargo xtask audit [--tools FILE]\n\n\
                  audit  check that every registered tool has exactly one path reporter (and the\n       \
                  reverse), that the agents' name tables name registered tools, the crate\n       \
-                 dependency layers, and that every .rs file starts with `//!`\n\n\
+                 dependency layers and which crates may build git, YAML, the shell parser,\n       \
+                 Markdown or globbing, and that every .rs file starts with `//!`\n\n\
                  --tools FILE  also check a harness's tool list (a JSON array of names, or of\n              \
                  Anthropic or OpenAI tool definitions): every tool it exposes has exactly\n              \
                  one path reporter, names compared case-sensitively. Exit 1 on findings,\n              \

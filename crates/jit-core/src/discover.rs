@@ -24,9 +24,7 @@ use scan::DirScan;
 pub use state::DiscoveryState;
 pub(crate) use state::StoredStamp;
 
-use crate::error::{Error, ErrorKind};
-use crate::paths::{relative_to, resolve_parents, slash};
-use crate::registry::{Registry, SkippedInput};
+use jit_base::{Error, ErrorKind, Registry, SkippedInput, relative_to, resolve_parents, slash};
 use crate::rule::{LoadedRule, SkipReason, SkippedRule};
 use crate::scope::TouchedPathMatcher;
 use crate::source::{ClaudeSource, RuleSource};

@@ -52,23 +52,14 @@
 //! uses, and [`Engine::with_sources`] runs them.
 #![deny(missing_docs)]
 
-mod audit;
 mod discover;
-mod error;
 mod events;
 mod lint_support;
 mod manifest;
-mod narrow;
-mod open;
-mod paths;
 mod prompt;
-mod registry;
 mod rule;
 mod session;
-mod signals;
-mod startup_signals;
 mod stats;
-mod tool_list;
 mod why;
 
 // The seam of the move into `discover/` and `rule/`: modules that still name
@@ -79,7 +70,6 @@ use discover as engine;
 use discover::startup;
 use rule::{frontmatter, scope, source};
 
-pub use audit::{AuditProblem, AuditReport, audit, audit_tools};
 pub use discover::index::{
     DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions, find_rule_files,
 };
@@ -88,7 +78,6 @@ pub use discover::{
     DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER,
     ToolCallDiscovery,
 };
-pub use error::{Error, ErrorKind};
 pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339};
 #[doc(hidden)]
 pub use frontmatter::opens_like_frontmatter;
@@ -100,14 +89,7 @@ pub use manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
     ManifestEntry,
 };
-pub use narrow::narrow_to_cwd;
-pub use open::{open_append, open_regular};
-pub use paths::{lexical_clean, relative_to, resolve_parents};
 pub use prompt::{CACHE_BOUNDARY, PromptBlock, SystemPrompt};
-pub use registry::{
-    AffectedPaths, Registry, ReporterRegistration, SkippedInput, ToolRegistration, TouchedPaths,
-    TouchesNothing,
-};
 #[doc(hidden)]
 pub use rule::{__fuzz_parse_rule, FuzzVerdict};
 pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
@@ -116,22 +98,36 @@ pub use session::{
     Channel, DEFAULT_BUDGET_BYTES, DEFAULT_JIT_CONTEXT, Injection, LoadTrigger, NativeLoads,
     SNAPSHOT_FORMAT, Session, SessionConfig, SessionSnapshot, ToolCall, block_header,
 };
-pub use signals::{ChangeSet, ChangeSource};
 pub use source::{
     AgentsSource, CONVENTIONS, ClaudeSource, ClineSource, CopilotSource, CursorSource,
     DEFAULT_AGENTS_BUDGET_BYTES, GeminiSource, Imports, Precedence, RuleDir, RuleSource, ScopeSpec,
     SourceOptions, UserLevel, all_sources, default_managed_path, source_by_name,
 };
-pub use startup_signals::{Signals, startup_signals};
 pub use stats::{
     DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,
 };
-pub use tool_list::tool_names_from_json;
 pub use why::{
     HeadError, HeadScope, PatternTrace, RuleHead, RuleLocation, Stop, inspect_rule, rule_locations,
     trace_pattern,
 };
 
-/// Re-exported so plug-in crates can `jit_core::inventory::submit!` without
-/// naming the dependency themselves.
-pub use inventory;
+// The base every jit crate builds on, re-exported at the same names so code
+// written against jit-core (`jit_core::Registry`, `jit_core::Error`,
+// `jit_core::inventory::submit!`) keeps working; see jit-base's docs.
+pub use jit_base::{
+    AffectedPaths, AuditProblem, AuditReport, ChangeSet, ChangeSource, Error, ErrorKind, Registry,
+    ReporterRegistration, Signals, SkippedInput, ToolRegistration, TouchedPaths, TouchesNothing,
+    audit, audit_tools, lexical_clean, narrow_to_cwd, open_append, open_regular, relative_to,
+    resolve_parents, startup_signals, tool_names_from_json,
+};
+
+/// Re-exported (from `jit-base`, which declares the registrations) so
+/// plug-in crates can `jit_core::inventory::submit!` without naming the
+/// dependency themselves.
+pub use jit_base::inventory;
+
+/// The file-opening helpers, moved to `jit-base`; this keeps the
+/// `crate::open::...` paths the engine, the rule reader and the event log use.
+mod open {
+    pub(crate) use jit_base::{describe_file_type as describe, open_append, open_regular};
+}

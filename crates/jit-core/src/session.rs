@@ -6,18 +6,16 @@ use std::sync::{Arc, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
+use jit_base::{AuditReport, Error, ErrorKind, Registry, audit};
 
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{AuditReport, audit};
 use crate::engine::{Discovery, DiscoveryState, Engine, StoredStamp};
-use crate::error::{Error, ErrorKind};
 use crate::events::{
     Candidate, Departure, EVENT_SCHEMA, Event, EventKind, EventWriter, now_rfc3339,
 };
 use crate::manifest::{BlockForm, DebtEntry, LeaveReason, Manifest, ManifestEntry, fnv1a};
 use crate::prompt::{PromptBlock, SystemPrompt, headings};
-use crate::registry::Registry;
 use crate::rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule};
 use crate::startup::{StartupOptions, StartupReport};
 

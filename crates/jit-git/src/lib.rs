@@ -6,7 +6,7 @@
 //! inside it. This crate lists those changed files through
 //! [gix](https://docs.rs/gix) — the same paths as
 //! `git status --porcelain -z -uall`, untracked files one by one — and builds
-//! the signals from any [`jit_core::ChangeSource`].
+//! the signals from any [`jit_base::ChangeSource`].
 //!
 //! ```no_run
 //! use camino::Utf8Path;
@@ -31,7 +31,7 @@ mod status;
 mod tracked;
 
 pub use error::{Error, ErrorKind};
-pub use jit_core::{Signals, narrow_to_cwd};
+pub use jit_base::{Signals, narrow_to_cwd};
 pub use status::{GitChanges, changed_files};
 pub use tracked::TrackedFiles;
 
@@ -39,11 +39,11 @@ pub use tracked::TrackedFiles;
 /// `source` (usually [`GitChanges`]) for the changed files: the cwd marker
 /// (`src/ui/`), then the changes inside the cwd subtree; the marker only,
 /// with the reason, when the source fails. The engine's startup load computes
-/// the same through [`jit_core::startup_signals`], which this calls.
+/// the same through [`jit_base::startup_signals`], which this calls.
 pub fn startup_signals(
     root: &camino::Utf8Path,
     cwd: &camino::Utf8Path,
-    source: &dyn jit_core::ChangeSource,
+    source: &dyn jit_base::ChangeSource,
 ) -> Signals {
-    jit_core::startup_signals(root, cwd, Some(source))
+    jit_base::startup_signals(root, cwd, Some(source))
 }

@@ -8,7 +8,7 @@ use gix::bstr::{BString, ByteSlice};
 use gix::status::UntrackedFiles;
 use gix::status::index_worktree::Item as WorktreeItem;
 use gix::status::plumbing::index_as_worktree::EntryStatus;
-use jit_core::{ChangeSet, ChangeSource};
+use jit_base::{ChangeSet, ChangeSource};
 
 use crate::error::{Error, ErrorKind};
 use crate::staged::staged_paths;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_core::ChangeSet;
+use jit_base::ChangeSet;
 use jit_git::{ErrorKind, GitChanges, narrow_to_cwd, startup_signals};
 use pretty_assertions::assert_eq;
 
@@ -545,7 +545,7 @@ fn root_in_a_subdirectory_with_pattern_characters_is_taken_literally() {
 fn change_source_trait_answers_like_the_inherent_method() {
     let repo = Repo::with_commit(&["a.rs"]);
     repo.write("a.rs", "changed\n");
-    let source: &dyn jit_core::ChangeSource = &GitChanges::new().repository_config_only();
+    let source: &dyn jit_base::ChangeSource = &GitChanges::new().repository_config_only();
     let changes = source.changed_files(&repo.utf8_root()).unwrap();
     assert_eq!(changes.files, [Utf8PathBuf::from("a.rs")]);
 }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use jit_core::Registry;
+use jit_base::Registry;
 
 /// A coding agent whose tool names jit knows.
 ///
@@ -12,7 +12,7 @@ use jit_core::Registry;
 /// call touched.
 ///
 /// ```
-/// use jit_core::Registry;
+/// use jit_base::Registry;
 /// use jit_tools::Agent;
 ///
 /// assert_eq!(Agent::ClaudeCode.registered_tool("MultiEdit"), Some("edit"));
@@ -139,14 +139,17 @@ impl Agent {
 /// appear twice in one table. Every problem is listed, each saying how to
 /// fix it.
 ///
-/// Run it over the registry a binary links, next to [`jit_core::audit`]:
+/// Run it over the registry a binary links, next to [`jit_base::audit`]:
 ///
 /// ```
-/// use jit_core::Registry;
+/// use jit_base::Registry;
 /// use jit_tools as _;
 ///
 /// let registry = Registry::from_inventory();
-/// jit_core::audit(&registry)?;
+/// jit_base::audit(&registry)?;
+/// // Every entry has a reporter; without the `bash` feature (on by default)
+/// // the shell entries have none, and this lists them.
+/// #[cfg(feature = "bash")]
 /// jit_tools::audit_agent_tables(&registry).map_err(|problems| problems.join("\n"))?;
 ///
 /// // Without jit-tools' registrations, every entry names an unknown tool.
@@ -216,7 +219,7 @@ fn audit_tables(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jit_core::TouchesNothing;
+    use jit_base::TouchesNothing;
     use pretty_assertions::assert_eq;
 
     /// `read` has a reporter, `orphan` is registered without one, nothing else exists.
@@ -294,11 +297,46 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "bash")]
     #[test]
     fn the_shipped_tables_pass_against_this_crates_registrations() {
         if let Err(problems) = audit_agent_tables(&Registry::from_inventory()) {
             panic!("{}", problems.join("\n"));
         }
+    }
+
+    /// Without the `bash` feature the shell tools are not registered: the
+    /// tables still build, every other entry still passes, and the shell
+    /// entries and an exposed shell tool are reported, not silently dropped.
+    #[cfg(not(feature = "bash"))]
+    #[test]
+    fn without_the_bash_feature_only_the_shell_entries_are_unreported() {
+        let registry = Registry::from_inventory();
+        let problems = audit_agent_tables(&registry).unwrap_err();
+        let unreported: Vec<&str> = problems
+            .iter()
+            .filter_map(|problem| problem.split('`').nth(3))
+            .collect();
+        assert_eq!(
+            unreported,
+            ["Bash", "Bash", "run_shell_command"],
+            "{problems:#?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .all(|p| p.contains("which is not a registered tool")),
+            "{problems:#?}"
+        );
+
+        let report = jit_base::audit_tools(&registry, &["bash", "read"]).unwrap_err();
+        assert_eq!(
+            report.problems(),
+            [jit_base::AuditProblem::ExposedWithoutReporter {
+                tool: "bash".to_owned(),
+                registered_as: None,
+            }]
+        );
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! The shell tools' reporter: the files a command certainly writes, from `jit-bash`.
 
 use camino::Utf8Path;
-use jit_core::{AffectedPaths, Error, TouchedPaths};
+use jit_base::{AffectedPaths, Error, TouchedPaths};
 
 use crate::input::Input;
-use jit_core::lexical_clean;
+use jit_base::lexical_clean;
 
 /// Reports a `bash` call `{command, cwd?}`: the paths
 /// [`jit_bash::written_paths`] finds, with every word it skipped (and why)
@@ -20,7 +20,7 @@ use jit_core::lexical_clean;
 /// `{command, dir_path?}`.
 ///
 /// ```
-/// use jit_core::AffectedPaths;
+/// use jit_base::AffectedPaths;
 /// use jit_tools::Bash;
 /// let bash = Bash::new("bash");
 /// let touched = bash.affected_paths(&serde_json::json!({"command": "cp src/a.ts src/ui/b.ts"}), "/p".into())?;

@@ -1,10 +1,10 @@
 //! Reporters for the tools that name their paths outright: read, write, edit, read_many, notebook_edit, ls, lsp, list_directory.
 
 use camino::Utf8Path;
-use jit_core::{AffectedPaths, Error, TouchedPaths};
+use jit_base::{AffectedPaths, Error, TouchedPaths};
 
 use crate::input::Input;
-use jit_core::lexical_clean;
+use jit_base::lexical_clean;
 
 /// Reports the one path a tool names in a required string field, such as
 /// `read`'s `file_path` or `ls`'s `path`.
@@ -13,7 +13,7 @@ use jit_core::lexical_clean;
 /// the standard ones:
 ///
 /// ```
-/// use jit_core::AffectedPaths;
+/// use jit_base::AffectedPaths;
 /// use jit_tools::PathField;
 /// static VIEW: PathField = PathField::new("view", "target");
 /// let touched = VIEW.affected_paths(&serde_json::json!({"target": "./src/a.rs"}), "/p".into())?;

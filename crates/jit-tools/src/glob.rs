@@ -1,11 +1,11 @@
 //! The glob tools' reporters: `glob`'s `path` argument, else the pattern's static prefix; and lists of paths or globs.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_core::{AffectedPaths, Error, TouchedPaths};
+use jit_base::{AffectedPaths, Error, TouchedPaths};
 
 use crate::input::Input;
 use crate::prefix::static_prefix;
-use jit_core::lexical_clean;
+use jit_base::lexical_clean;
 
 /// Reports a `glob` call `{pattern, path?}`: `path` when given, else the
 /// [`static_prefix`](crate::static_prefix) of `pattern`. A pattern with no
@@ -17,7 +17,7 @@ use jit_core::lexical_clean;
 /// `{pattern, dir_path?}`.
 ///
 /// ```
-/// use jit_core::AffectedPaths;
+/// use jit_base::AffectedPaths;
 /// use jit_tools::Glob;
 /// let glob = Glob::new("glob");
 /// let touched = glob.affected_paths(&serde_json::json!({"pattern": "src/ui/**/*.tsx"}), "/p".into())?;
@@ -80,7 +80,7 @@ impl AffectedPaths for Glob {
 /// Gemini CLI's `read_many_files` sends `{include: [..]}` this way:
 ///
 /// ```
-/// use jit_core::AffectedPaths;
+/// use jit_base::AffectedPaths;
 /// use jit_tools::GlobList;
 /// static READ_MANY_FILES: GlobList = GlobList::new("read_many_files", "include");
 /// let input = serde_json::json!({"include": ["README.md", "src/ui/**/*.tsx", "**/*.ts"]});

@@ -1,10 +1,10 @@
 //! The grep tools' reporter: only the `path` argument (or the tool's own name for it), because the pattern is a regex.
 
 use camino::Utf8Path;
-use jit_core::{AffectedPaths, Error, TouchedPaths};
+use jit_base::{AffectedPaths, Error, TouchedPaths};
 
 use crate::input::Input;
-use jit_core::lexical_clean;
+use jit_base::lexical_clean;
 
 /// Reports a `grep` call `{pattern, path?, glob?}`: only `path`. The pattern
 /// is a regular expression and is never read as a glob (`src/\w+\.ts` would
@@ -16,7 +16,7 @@ use jit_core::lexical_clean;
 /// `{pattern, dir_path?, include?}`, where `include` is a filter like `glob`.
 ///
 /// ```
-/// use jit_core::AffectedPaths;
+/// use jit_base::AffectedPaths;
 /// use jit_tools::Grep;
 /// let grep = Grep::new("grep");
 /// let touched = grep.affected_paths(&serde_json::json!({"pattern": "ui/**", "path": "src"}), "/p".into())?;

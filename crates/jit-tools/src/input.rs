@@ -1,6 +1,6 @@
 //! Reading a tool call's JSON input: typed field access that names the tool and field on failure.
 
-use jit_core::Error;
+use jit_base::Error;
 use serde_json::Value;
 
 /// A tool call's JSON input, with the tool's name for error messages.
@@ -102,7 +102,7 @@ mod tests {
     #[track_caller]
     fn check_error(result: Result<impl std::fmt::Debug, Error>, expected: &str) {
         let err = result.unwrap_err();
-        assert_eq!(err.kind(), jit_core::ErrorKind::InvalidToolInput);
+        assert_eq!(err.kind(), jit_base::ErrorKind::InvalidToolInput);
         assert_eq!(err.to_string(), expected);
     }
 

@@ -17,20 +17,20 @@
 //! | `read_many_files` | `{include: [..]}` | each entry's [`static_prefix`] (a path is its own) |
 //! | `grep` | `{pattern, path?, glob?}` | `path` only: the pattern is a regex |
 //! | `grep_search` | `{pattern, dir_path?, include?}` | `dir_path` only |
-//! | `bash` | `{command, cwd?}` | what [`jit_bash::written_paths`] finds, joined onto `cwd` |
-//! | `run_shell_command` | `{command, dir_path?}` | the same, joined onto `dir_path` |
+//! | `bash` (feature `bash`) | `{command, cwd?}` | what `jit_bash::written_paths` finds, joined onto `cwd` |
+//! | `run_shell_command` (feature `bash`) | `{command, dir_path?}` | the same, joined onto `dir_path` |
 //! | `apply_patch` | `{command}` (patch text) | the files it adds or updates; a move's target; never a deleted file |
-//! | `web_fetch`, `web_search`, `todo_write`, `task`, `bash_output`, `kill_shell`, `exit_plan_mode`, `ask_user`, `skill`, `save_memory`, `update_plan` | anything | nothing ([`TouchesNothing`](jit_core::TouchesNothing)) |
+//! | `web_fetch`, `web_search`, `todo_write`, `task`, `bash_output`, `kill_shell`, `exit_plan_mode`, `ask_user`, `skill`, `save_memory`, `update_plan` | anything | nothing ([`TouchesNothing`](jit_base::TouchesNothing)) |
 //!
 //! Paths come back as the call addressed them, tidied by
-//! [`jit_core::lexical_clean`] (`.` segments and repeated `/` dropped, `..`
+//! [`jit_base::lexical_clean`] (`.` segments and repeated `/` dropped, `..`
 //! and a trailing `/` kept). Relative paths stay relative to the call's cwd;
-//! the engine resolves them ([`jit_core::resolve_parents`]: a `..` after a
+//! the engine resolves them ([`jit_base::resolve_parents`]: a `..` after a
 //! link climbs from its target) and contains them. Malformed input (a missing field, a wrong type) is an error
 //! naming the tool and the field, never a silent empty answer.
 //!
 //! ```
-//! use jit_core::Registry;
+//! use jit_base::Registry;
 //! use jit_tools as _; // Linking the crate is what registers the tools.
 //!
 //! // The registry of everything linked, refused if it fails its audit.
@@ -51,13 +51,26 @@
 //! that every entry names a registered tool with a reporter.
 //!
 //! The reporter types ([`PathField`], [`PathList`], [`Glob`], [`GlobList`],
-//! [`Grep`], [`Bash`], [`ApplyPatch`]) are public, and those that read an
+//! [`Grep`], `Bash`, [`ApplyPatch`]) are public, and those that read an
 //! optional directory say from which field (`Glob::with_path_field`,
 //! `Grep::with_path_field`, `Bash::with_cwd_field`), so a harness whose tools
 //! have other names or fields registers them under its own names with
-//! `jit_core::ReporterRegistration` and checks the result with
-//! `jit_core::Registry::checked`, and the names it gives the model with
-//! `jit_core::audit_tools`.
+//! `jit_base::ReporterRegistration` and checks the result with
+//! `jit_base::Registry::checked`, and the names it gives the model with
+//! `jit_base::audit_tools`.
+//!
+//! The shell tools (`bash`, `run_shell_command`) and the `Bash` reporter
+//! come with the `bash` feature, on by default, which builds `jit-bash` and
+//! through it tree-sitter and its bash grammar (C code compiled by `cc`).
+//! With `default-features = false` the crate builds on `jit-base`, camino and
+//! serde_json alone, and registers no shell tool: [`jit_base::audit_tools`]
+//! then reports an exposed `bash` or `run_shell_command` as a tool without a
+//! reporter ([`jit_base::AuditProblem::ExposedWithoutReporter`]), and
+//! [`audit_agent_tables`] names the agents' shell entries, until the harness
+//! registers its own reporter under that name or turns the feature on.
+//!
+//! The traits and the registry come from `jit-base`, which `jit-core`
+//! re-exports: `jit_core::Registry` and `jit_base::Registry` are one type.
 //!
 //! This crate deliberately does not guess paths from field names of tools it
 //! does not know, does not touch the filesystem, and does not resolve `..` or
@@ -68,17 +81,18 @@
 /// expression) with `inventory`, both marked as defined in the calling module.
 macro_rules! register {
     ($tool:literal, $reporter:expr) => {
-        jit_core::inventory::submit! {
-            jit_core::ToolRegistration::new($tool, module_path!())
+        jit_base::inventory::submit! {
+            jit_base::ToolRegistration::new($tool, module_path!())
         }
-        jit_core::inventory::submit! {
-            jit_core::ReporterRegistration::new($tool, &$reporter, module_path!())
+        jit_base::inventory::submit! {
+            jit_base::ReporterRegistration::new($tool, &$reporter, module_path!())
         }
     };
 }
 pub(crate) use register;
 
 mod agents;
+#[cfg(feature = "bash")]
 mod bash;
 mod files;
 mod glob;
@@ -89,6 +103,7 @@ mod patch;
 mod prefix;
 
 pub use agents::{Agent, audit_agent_tables};
+#[cfg(feature = "bash")]
 pub use bash::Bash;
 pub use files::{PathField, PathList};
 pub use glob::{Glob, GlobList};

@@ -3,7 +3,7 @@
 //! Registering [`TouchesNothing`] is a statement, not a gap: each tool below
 //! says why none of its calls addresses a project file.
 
-use jit_core::TouchesNothing;
+use jit_base::TouchesNothing;
 
 // `web_fetch`'s `url` is not a local path.
 crate::register!("web_fetch", TouchesNothing);

@@ -1,10 +1,10 @@
 //! The `apply_patch` tool's reporter: the files a Codex-style patch adds or updates, read from its file headers.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_core::{AffectedPaths, Error, TouchedPaths};
+use jit_base::{AffectedPaths, Error, TouchedPaths};
 
 use crate::input::Input;
-use jit_core::lexical_clean;
+use jit_base::lexical_clean;
 
 const ADD_FILE: &str = "*** Add File:";
 const UPDATE_FILE: &str = "*** Update File:";
@@ -40,7 +40,7 @@ const MOVE_TO: &str = "*** Move to:";
 /// once, in the order the patch first names it.
 ///
 /// ```
-/// use jit_core::AffectedPaths;
+/// use jit_base::AffectedPaths;
 /// use jit_tools::ApplyPatch;
 /// let patch = "*** Begin Patch\n\
 ///              *** Add File: src/ui/Badge.tsx\n\

@@ -14,7 +14,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::Engine;
 use super::state::DiscoveryState;
-use crate::paths::{Real, real_within, relative_to, slash};
+use jit_base::{Real, real_within, relative_to, slash};
 use crate::rule::Stamp;
 
 /// One directory of a walk: its lexical root-relative path and where it really is.
@@ -246,7 +246,7 @@ mod tests {
     use std::os::unix::fs::symlink;
 
     use super::*;
-    use crate::paths::resolve_parents;
+    use jit_base::resolve_parents;
 
     /// A project at `base/proj` with room beside it for what lies outside.
     struct Tree {

@@ -11,7 +11,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::chain::{ChainLevel, Level, Refusal, contained};
 use super::state::{DiscoveryState, ScanRecord, record_is_fresh};
 use super::{Discovery, Engine, MAX_RULE_FILES_PER_FOLDER};
-use crate::paths::slash;
+use jit_base::slash;
 use crate::rule::{
     Attribution, LoadKind, LoadedRule, ParsedRule, RuleScope, SkipReason, SkippedRule, Stamp, Tier,
     read_rule,

@@ -5,18 +5,16 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
+use jit_base::{ChangeSet, ChangeSource, resolve_parents, startup_signals};
 use serde::Serialize;
 
 use super::chain::Level;
 use super::index::{self, IndexEntry, IndexOverflow};
 use super::scan::DirScan;
 use super::{Discovery, DiscoveryState, Engine};
-use crate::paths::resolve_parents;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
 use crate::scope::SignalMatcher;
-use crate::signals::{ChangeSet, ChangeSource};
 use crate::source::default_managed_path;
-use crate::startup_signals::startup_signals;
 
 /// Where a session starts, and where its signals come from.
 ///

@@ -1,8 +1,7 @@
 //! Scope matching: compiled `paths:` globs and the `ScopeMatcher` trait with its JIT and signal implementations.
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
-
-use crate::error::{Error, ErrorKind};
+use jit_base::{Error, ErrorKind};
 
 /// The most distinct patterns one rule's scope may list. Real rules list a
 /// few, a few dozen at most; past this the rule is refused as

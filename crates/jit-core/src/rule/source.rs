@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use jit_base::{Error, ErrorKind};
 
-use crate::error::{Error, ErrorKind};
 use crate::frontmatter::{Frontmatter, Patterns};
 
 mod agents;

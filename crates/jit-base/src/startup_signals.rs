@@ -39,7 +39,7 @@ pub struct Signals {
 ///
 /// ```
 /// use camino::Utf8Path;
-/// use jit_core::{ChangeSet, ChangeSource};
+/// use jit_base::{ChangeSet, ChangeSource};
 ///
 /// struct Fixed;
 /// impl ChangeSource for Fixed {
@@ -47,7 +47,7 @@ pub struct Signals {
 ///         Ok(ChangeSet { files: vec!["src/ui/Badge.tsx".into(), "docs/a.md".into()], diagnostics: vec![] })
 ///     }
 /// }
-/// let signals = jit_core::startup_signals(Utf8Path::new("/p"), Utf8Path::new("/p/src/ui"), Some(&Fixed));
+/// let signals = jit_base::startup_signals(Utf8Path::new("/p"), Utf8Path::new("/p/src/ui"), Some(&Fixed));
 /// assert_eq!(signals.signals, ["src/ui/", "src/ui/Badge.tsx"]);
 /// ```
 pub fn startup_signals(

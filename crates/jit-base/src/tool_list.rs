@@ -23,14 +23,14 @@ use crate::error::{Error, ErrorKind};
 /// not JSON: a tool list that cannot be read is never audited as empty.
 ///
 /// ```
-/// let names = jit_core::tool_names_from_json(r#"[
+/// let names = jit_base::tool_names_from_json(r#"[
 ///     "bash",
 ///     {"name": "read", "description": "Read a file", "input_schema": {"type": "object"}},
 ///     {"type": "function", "function": {"name": "write", "parameters": {}}},
 ///     {"type": "function", "name": "edit", "parameters": {}}
 /// ]"#)?;
 /// assert_eq!(names, ["bash", "read", "write", "edit"]);
-/// assert!(jit_core::tool_names_from_json(r#"[{"type": "web_search"}]"#).is_err());
+/// assert!(jit_base::tool_names_from_json(r#"[{"type": "web_search"}]"#).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn tool_names_from_json(text: &str) -> Result<Vec<String>, Error> {

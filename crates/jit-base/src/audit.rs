@@ -17,14 +17,14 @@ use crate::registry::Registry;
 /// binary links:
 ///
 /// ```
-/// use jit_core::{Registry, TouchesNothing};
+/// use jit_base::{Registry, TouchesNothing};
 /// let mut registry = Registry::empty();
 /// registry.register_tool("web_fetch", "my_harness");
 /// registry.register_reporter("web_fetch", TouchesNothing, "my_harness");
-/// jit_core::audit(&registry)?;
+/// jit_base::audit(&registry)?;
 ///
 /// registry.register_tool("deploy", "my_harness");
-/// let report = jit_core::audit(&registry).unwrap_err();
+/// let report = jit_base::audit(&registry).unwrap_err();
 /// assert!(report.to_string().contains("tool `deploy`"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -95,16 +95,16 @@ pub fn audit(registry: &Registry) -> Result<(), AuditReport> {
 /// errors.
 ///
 /// ```
-/// use jit_core::{AuditProblem, Registry, TouchesNothing};
+/// use jit_base::{AuditProblem, Registry, TouchesNothing};
 /// let mut registry = Registry::empty();
 /// for tool in ["read", "web_fetch"] {
 ///     registry.register_tool(tool, "my_harness");
 ///     registry.register_reporter(tool, TouchesNothing, "my_harness");
 /// }
-/// let warnings = jit_core::audit_tools(&registry, &["read"])?;
+/// let warnings = jit_base::audit_tools(&registry, &["read"])?;
 /// assert_eq!(warnings[0].tool(), Some("web_fetch"));
 ///
-/// let report = jit_core::audit_tools(&registry, &["Read"]).unwrap_err();
+/// let report = jit_base::audit_tools(&registry, &["Read"]).unwrap_err();
 /// assert!(matches!(
 ///     &report.problems()[0],
 ///     AuditProblem::ExposedWithoutReporter { registered_as: Some(name), .. } if name == "read"

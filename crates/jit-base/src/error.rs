@@ -53,7 +53,8 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// The error type of `jit-core`.
+/// The error type of the jit crates: defined here, re-exported by `jit-core`
+/// and returned by the plug-ins built on this crate.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct Error {
@@ -73,8 +74,8 @@ impl Error {
     /// A tool's JSON input lacks `field` or has it with the wrong type.
     ///
     /// ```
-    /// let err = jit_core::Error::invalid_tool_input("read", "file_path", "missing");
-    /// assert_eq!(err.kind(), jit_core::ErrorKind::InvalidToolInput);
+    /// let err = jit_base::Error::invalid_tool_input("read", "file_path", "missing");
+    /// assert_eq!(err.kind(), jit_base::ErrorKind::InvalidToolInput);
     /// assert_eq!(err.to_string(), "tool `read`: field `file_path`: missing");
     /// ```
     pub fn invalid_tool_input(tool: &str, field: &str, detail: impl fmt::Display) -> Self {

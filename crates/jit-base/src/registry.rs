@@ -19,7 +19,7 @@ use crate::error::{Error, ErrorKind};
 ///
 /// ```
 /// use camino::Utf8Path;
-/// use jit_core::{AffectedPaths, Error, TouchedPaths};
+/// use jit_base::{AffectedPaths, Error, TouchedPaths};
 ///
 /// struct Read;
 /// impl AffectedPaths for Read {
@@ -107,7 +107,7 @@ impl AffectedPaths for TouchesNothing {
 /// A tool the harness exposes, registered with `inventory::submit!`.
 ///
 /// ```
-/// jit_core::inventory::submit! { jit_core::ToolRegistration::new("my_tool", module_path!()) }
+/// jit_base::inventory::submit! { jit_base::ToolRegistration::new("my_tool", module_path!()) }
 /// ```
 #[derive(Debug)]
 pub struct ToolRegistration {
@@ -127,8 +127,8 @@ impl ToolRegistration {
 /// A path reporter for one tool, registered with `inventory::submit!`.
 ///
 /// ```
-/// use jit_core::{ReporterRegistration, TouchesNothing};
-/// jit_core::inventory::submit! {
+/// use jit_base::{ReporterRegistration, TouchesNothing};
+/// jit_base::inventory::submit! {
 ///     ReporterRegistration::new("web_fetch_example", &TouchesNothing, module_path!())
 /// }
 /// ```
@@ -179,7 +179,7 @@ struct ReporterEntry {
 /// registered at run time.
 ///
 /// ```
-/// use jit_core::{Registry, TouchesNothing};
+/// use jit_base::{Registry, TouchesNothing};
 /// let mut registry = Registry::empty();
 /// registry.register_tool("web_fetch", "my_harness");
 /// registry.register_reporter("web_fetch", TouchesNothing, "my_harness");
@@ -187,7 +187,7 @@ struct ReporterEntry {
 /// assert!(touched.paths.is_empty());
 /// assert_eq!(
 ///     registry.affected_paths("nope", &serde_json::json!({}), "/p".into()).unwrap_err().kind(),
-///     jit_core::ErrorKind::UnregisteredTool,
+///     jit_base::ErrorKind::UnregisteredTool,
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -243,13 +243,13 @@ impl Registry {
     /// This is the constructor to use. A registry that passed it answers
     /// every registered tool from exactly one reporter, so no call depends
     /// on which registration `inventory` happened to list first.
-    /// [`SessionConfig::new`](crate::SessionConfig::new) uses it.
+    /// `jit_core::SessionConfig::new` uses it.
     ///
     /// ```standalone_crate
     /// // Compiled on its own, this example links no plug-in crate: nothing
     /// // is registered.
-    /// let report = jit_core::Registry::checked().unwrap_err();
-    /// assert_eq!(report.problems()[0], jit_core::AuditProblem::Empty);
+    /// let report = jit_base::Registry::checked().unwrap_err();
+    /// assert_eq!(report.problems()[0], jit_base::AuditProblem::Empty);
     /// assert!(report.to_string().contains("use jit_tools as _;"));
     /// ```
     pub fn checked() -> Result<Self, AuditReport> {

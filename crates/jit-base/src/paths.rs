@@ -52,7 +52,7 @@ pub(crate) fn normalize(path: &Utf8Path) -> Utf8PathBuf {
 /// the cwd itself. Tool path reporters report paths in this form.
 ///
 /// ```
-/// use jit_core::lexical_clean;
+/// use jit_base::lexical_clean;
 /// assert_eq!(lexical_clean("./src//ui/./"), "src/ui/");
 /// assert_eq!(lexical_clean("link/../x.ts"), "link/../x.ts");
 /// assert_eq!(lexical_clean("./"), ".");
@@ -80,7 +80,7 @@ pub fn lexical_clean(path: &str) -> Utf8PathBuf {
 /// opens the path: a `..` after a symbolic link climbs from the link's
 /// target, not from the directory holding the link. From `src/`,
 /// `link/../x.ts` with `link → ../../elsewhere/d` is `elsewhere/x.ts`, where
-/// [`normalize`] would say `src/x.ts`.
+/// a purely lexical fold would say `src/x.ts`.
 ///
 /// Only a prefix that a `..` follows is looked at, with one `lstat`, and
 /// resolved with `realpath` when it is a link; a path without `..` costs
@@ -88,7 +88,7 @@ pub fn lexical_clean(path: &str) -> Utf8PathBuf {
 /// does not exist (yet), is folded lexically: the first is what the OS
 /// does, and the second names nothing the OS could open (`mkdir -p` creates
 /// it as a plain directory, whose `..` is again lexical). On Windows, where
-/// `..` is folded before the filesystem is asked, this is [`normalize`].
+/// `..` is folded before the filesystem is asked, this is the lexical fold.
 ///
 /// ```
 /// use camino::Utf8Path;
@@ -98,12 +98,12 @@ pub fn lexical_clean(path: &str) -> Utf8PathBuf {
 /// std::fs::create_dir_all(base.join("elsewhere/d"))?;
 /// # #[cfg(unix)] {
 /// std::os::unix::fs::symlink("../../elsewhere/d", base.join("proj/src/link"))?;
-/// let opened = jit_core::resolve_parents(&base.join("proj/src/link/../x.ts"));
+/// let opened = jit_base::resolve_parents(&base.join("proj/src/link/../x.ts"));
 /// assert_eq!(opened, base.join("elsewhere/x.ts"));
-/// assert_eq!(jit_core::relative_to(&opened, &base.join("proj")), None);
+/// assert_eq!(jit_base::relative_to(&opened, &base.join("proj")), None);
 /// # }
 /// // Without a link, `..` folds lexically and costs no system call.
-/// assert_eq!(jit_core::resolve_parents(Utf8Path::new("/p/src/./ui/../a.ts")), "/p/src/a.ts");
+/// assert_eq!(jit_base::resolve_parents(Utf8Path::new("/p/src/./ui/../a.ts")), "/p/src/a.ts");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn resolve_parents(path: &Utf8Path) -> Utf8PathBuf {
@@ -148,7 +148,7 @@ fn link_target(path: &Utf8Path) -> Option<Utf8PathBuf> {
 
 /// Where a path really is, judged against a boundary directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Real {
+pub enum Real {
     /// The boundary itself or below it, at this real path.
     Inside(Utf8PathBuf),
     /// Elsewhere, at this real path.
@@ -160,7 +160,7 @@ pub(crate) enum Real {
 /// `realpath(path)`, contained in `boundary` (itself a real path) by whole
 /// segments: the containment check for anything that may cross a link (a
 /// level of the walk, a rule folder, a rule file, an index entry).
-pub(crate) fn real_within(path: &Utf8Path, boundary: &Utf8Path) -> std::io::Result<Real> {
+pub fn real_within(path: &Utf8Path, boundary: &Utf8Path) -> std::io::Result<Real> {
     let real = fs::canonicalize(path)?;
     Ok(match Utf8PathBuf::from_path_buf(real) {
         Ok(real) if relative_to(&real, boundary).is_some() => Real::Inside(real),
@@ -179,7 +179,7 @@ pub(crate) fn real_within(path: &Utf8Path, boundary: &Utf8Path) -> std::io::Resu
 ///
 /// ```
 /// use camino::Utf8Path;
-/// use jit_core::relative_to;
+/// use jit_base::relative_to;
 /// let root = Utf8Path::new("/tmp/proj");
 /// assert_eq!(relative_to(Utf8Path::new("/tmp/proj/src/a.ts"), root), Some(Utf8Path::new("src/a.ts")));
 /// assert_eq!(relative_to(Utf8Path::new("/tmp/proj"), root), Some(Utf8Path::new("")));
@@ -202,7 +202,7 @@ pub fn relative_to<'a>(path: &'a Utf8Path, root: &Utf8Path) -> Option<&'a Utf8Pa
 }
 
 /// Joins root-relative segments with `/` whatever the platform.
-pub(crate) fn slash(rel: &Utf8Path) -> String {
+pub fn slash(rel: &Utf8Path) -> String {
     let mut out = String::with_capacity(rel.as_str().len());
     for (i, component) in rel.components().enumerate() {
         if i > 0 {

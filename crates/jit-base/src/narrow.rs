@@ -16,12 +16,12 @@ use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 /// so it keeps no files — never all of them — and says so in a diagnostic.
 ///
 /// ```
-/// use jit_core::ChangeSet;
+/// use jit_base::ChangeSet;
 /// let changes = ChangeSet {
 ///     files: vec!["src/ui/Badge.tsx".into(), "src/ui-old/x.ts".into(), "docs/a.md".into()],
 ///     diagnostics: vec![],
 /// };
-/// let narrowed = jit_core::narrow_to_cwd(changes, "src/ui".into());
+/// let narrowed = jit_base::narrow_to_cwd(changes, "src/ui".into());
 /// assert_eq!(narrowed.files, ["src/ui/Badge.tsx"]);
 /// ```
 pub fn narrow_to_cwd(changes: ChangeSet, cwd: &Utf8Path) -> ChangeSet {

@@ -10,7 +10,7 @@ use serde::Serialize;
 ///
 /// ```
 /// use camino::Utf8Path;
-/// use jit_core::{ChangeSet, ChangeSource};
+/// use jit_base::{ChangeSet, ChangeSource};
 ///
 /// struct Fixed;
 /// impl ChangeSource for Fixed {
