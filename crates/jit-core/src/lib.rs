@@ -82,7 +82,9 @@ pub use engine::{
     ToolCallDiscovery,
 };
 pub use error::{Error, ErrorKind};
-pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339};
+pub use events::{
+    Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339,
+};
 #[doc(hidden)]
 pub use frontmatter::opens_like_frontmatter;
 pub use frontmatter::{
