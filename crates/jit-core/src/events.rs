@@ -387,6 +387,70 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::manifest::LeaveReason;
+    use crate::rule::Tier;
+
+    /// Checks that every known variant's `as_str` is the name serde writes
+    /// and reads, and that `from_name` finds it.
+    #[track_caller]
+    fn check_names<T>(known: &[T])
+    where
+        T: Vocabulary + Serialize + for<'de> Deserialize<'de> + fmt::Debug + fmt::Display,
+    {
+        assert!(!known.is_empty());
+        for &value in known {
+            let json = serde_json::to_string(&value).unwrap();
+            assert_eq!(json, format!("\"{}\"", value.name()), "{value:?}");
+            assert_eq!(value.to_string(), value.name());
+            assert_eq!(serde_json::from_str::<T>(&json).unwrap(), value);
+            assert_eq!(T::from_name(value.name()), Some(value), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn as_str_is_the_serde_name_of_every_variant() {
+        check_names(Decision::KNOWN);
+        check_names(ChannelKind::KNOWN);
+        check_names(SkipReason::KNOWN);
+        check_names(Attribution::KNOWN);
+        check_names(LeaveReason::KNOWN);
+        check_names(Tier::KNOWN);
+        check_names(LoadKind::KNOWN);
+        assert_eq!(SkipReason::KNOWN.len(), 16);
+    }
+
+    #[test]
+    fn a_name_from_a_newer_version_reads_as_unknown_not_as_a_known_one() {
+        let reason: SkipReason = serde_json::from_str("\"some_future_reason\"").unwrap();
+        assert_eq!(reason, SkipReason::Unknown);
+        assert!(!SkipReason::KNOWN.contains(&reason));
+        assert_eq!(SkipReason::from_name("some_future_reason"), None);
+        // `unknown` itself names no known variant either.
+        assert_eq!(SkipReason::from_name("unknown"), None);
+        let decision: Decision = serde_json::from_str("\"deferred\"").unwrap();
+        assert_eq!(decision, Decision::Unknown);
+        let candidate: Candidate = serde_json::from_str(
+            r#"{"file":"a.md","decision":"skipped","reason":"some_future_reason","attribution":"telepathy"}"#,
+        )
+        .unwrap();
+        assert_eq!(candidate.reason, Some(SkipReason::Unknown));
+        assert_eq!(candidate.attribution, Some(Attribution::Unknown));
+    }
+
+    #[test]
+    fn a_term_keeps_the_text_of_a_name_it_does_not_know() {
+        let known: Term<'_, SkipReason> = serde_json::from_str("\"scope_miss\"").unwrap();
+        assert_eq!(known, Term::Known(SkipReason::ScopeMiss));
+        assert!(known.is(SkipReason::ScopeMiss));
+        let unknown: Term<'_, SkipReason> = serde_json::from_str("\"some_future_reason\"").unwrap();
+        assert_eq!(unknown.as_str(), "some_future_reason");
+        assert!(!unknown.is(SkipReason::Unknown));
+        assert!(SkipReason::KNOWN.iter().all(|&r| !unknown.is(r)));
+        // An escaped name is read (and kept) too.
+        let escaped: Term<'_, SkipReason> = serde_json::from_str("\"scope\\u005fmiss\"").unwrap();
+        assert!(escaped.is(SkipReason::ScopeMiss));
+        assert!(serde_json::from_str::<Term<'_, SkipReason>>("3").is_err());
+    }
 
     #[test]
     fn rfc3339_of_known_instants() {
