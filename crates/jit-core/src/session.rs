@@ -928,15 +928,7 @@ impl Session {
             .resident(&rule.file)
             .is_some_and(|e| e.hash == hash)
         {
-            admission
-                .fates
-                .insert(rule.file.clone(), Fate::AlreadyInPrompt);
-            discovery.skipped.push(SkippedRule {
-                file: rule.file,
-                reason: SkipReason::AlreadyLoaded,
-                detail: "already in the prompt with the same text".to_owned(),
-                source: rule.source,
-            });
+            already_in_prompt(rule, discovery, admission);
             return;
         }
         let full = rule.content.len() as u64;
@@ -956,13 +948,7 @@ impl Session {
         };
         let header = block_header(&rule.file, attribution, &discovery.trigger);
         let room = self.room(previous, budgeted && !startup_rule, &header);
-        let fits = full <= room.remaining;
-        let block = if fits {
-            Some((rule.content.clone(), BlockForm::Full))
-        } else {
-            summary(&rule, room.which, room.budget, room.remaining)
-                .map(|text| (text, BlockForm::Summary))
-        };
+        let (fits, block) = fit(&rule, &room);
         let fate = if fits {
             Fate::InPrompt
         } else {
@@ -976,36 +962,28 @@ impl Session {
             self.replace_block(&rule.file, step, fits, block.is_some(), &mut admission.left);
         }
         let bytes = block.as_ref().map_or(0, |(text, _)| text.len() as u64);
-        match block {
-            Some((content, form)) => {
-                let entry = ManifestEntry {
-                    file: rule.file.clone(),
-                    hash: hash.clone(),
-                    bytes,
-                    source_bytes: full,
-                    form,
-                    attribution,
-                    introduced_step: step,
-                    last_relevant_step: step,
-                    left_step: None,
-                    left_reason: None,
-                };
-                self.put_block(entry, content, header, admission);
-            }
-            None => {
-                self.omitted.insert(rule.file.clone(), step);
-            }
+        if let Some((content, form)) = block {
+            let entry = ManifestEntry {
+                file: rule.file.clone(),
+                hash: hash.clone(),
+                bytes,
+                source_bytes: full,
+                form,
+                attribution,
+                introduced_step: step,
+                last_relevant_step: step,
+                left_step: None,
+                left_reason: None,
+            };
+            self.put_block(entry, content, header, admission);
+        } else {
+            self.omitted.insert(rule.file.clone(), step);
         }
         if fits {
             rule.bytes = rule.content.len();
             admission.candidates.push(Candidate {
-                file: rule.file.clone(),
-                decision: rule.decision.into(),
-                reason: None,
-                attribution: Some(rule.attribution),
-                bytes,
                 hash: Some(hash),
-                source: non_empty(&rule.source),
+                ..loaded_candidate(&rule, bytes)
             });
             admission.kept.push(rule);
         } else {
@@ -1262,6 +1240,43 @@ struct Room {
     remaining: u64,
     which: Budget,
     budget: u64,
+}
+
+/// Whether `rule`'s full text fits `room`, and the block that does: its
+/// full text, else its summary, else none.
+fn fit(rule: &LoadedRule, room: &Room) -> (bool, Option<(String, BlockForm)>) {
+    if rule.content.len() as u64 <= room.remaining {
+        (true, Some((rule.content.clone(), BlockForm::Full)))
+    } else {
+        let summary = summary(rule, room.which, room.budget, room.remaining);
+        (false, summary.map(|text| (text, BlockForm::Summary)))
+    }
+}
+
+/// The event row of a loaded rule whose block holds `bytes` (no hash).
+fn loaded_candidate(rule: &LoadedRule, bytes: u64) -> Candidate {
+    Candidate {
+        file: rule.file.clone(),
+        decision: rule.decision.into(),
+        reason: None,
+        attribution: Some(rule.attribution),
+        bytes,
+        hash: None,
+        source: non_empty(&rule.source),
+    }
+}
+
+/// Records a rule whose block is already in the prompt with the same text.
+fn already_in_prompt(rule: LoadedRule, discovery: &mut Discovery, admission: &mut Admission) {
+    admission
+        .fates
+        .insert(rule.file.clone(), Fate::AlreadyInPrompt);
+    discovery.skipped.push(SkippedRule {
+        file: rule.file,
+        reason: SkipReason::AlreadyLoaded,
+        detail: "already in the prompt with the same text".to_owned(),
+        source: rule.source,
+    });
 }
 
 /// Records a rule that did not fit the budget in `room`: skipped with
