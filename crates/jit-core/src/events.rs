@@ -17,7 +17,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 /// apart; the tests check `as_str` against serde's output for every variant
 /// all the same. An enum read from logs names an `unknown` variant: serde
 /// reads a name this version does not know (a log written by a newer one)
-/// as that variant instead of failing, and `as_str` calls it `unknown`.
+/// as that variant instead of failing, and `as_str` (and serde, written
+/// back) calls it `unknown`. The enums stay `Copy` values the engine passes
+/// around freely, so they do not carry the original text; the statistics,
+/// which print the names they read, keep it with [`Term`] instead.
 macro_rules! vocabulary {
     (
         $(#[$meta:meta])*
@@ -38,7 +41,8 @@ macro_rules! vocabulary {
             /// unknown name read from a log is not among them).
             pub const KNOWN: &'static [$name] = &[$( $name::$variant, )+];
 
-            /// The name written in JSON (the serde name).
+            /// The name written in JSON (the serde name; `unknown` for a
+            /// name read from a newer version's log).
             pub fn as_str(self) -> &'static str {
                 match self {
                     $( $name::$variant => $text, )+
