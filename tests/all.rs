@@ -13,3 +13,4 @@ mod hostile;
 mod session;
 mod startup;
 mod tools;
+mod vocabulary;

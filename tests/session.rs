@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use jit_core::{
-    Attribution, BlockForm, CACHE_BOUNDARY, Channel, Engine, Event, EventKind, LeaveReason,
-    Session, SessionConfig, SkipReason, StartupOptions, Stats, StatsOptions, ToolCall,
+    Attribution, BlockForm, CACHE_BOUNDARY, Channel, ChannelKind, Decision, Engine, Event,
+    EventKind, LeaveReason, Session, SessionConfig, SkipReason, StartupOptions, Stats,
+    StatsOptions, ToolCall,
 };
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -242,8 +243,8 @@ fn a_rule_changed_on_disk_replaces_its_block_never_both() {
     assert!(ui[1].is_resident());
     assert_ne!(ui[0].hash, ui[1].hash);
     let last = project.events().pop().unwrap();
-    assert_eq!(last.left[0].reason, "replaced_by_newer_read");
-    assert_eq!(last.candidates[0].decision, "replaced");
+    assert_eq!(last.left[0].reason, LeaveReason::ReplacedByNewerRead);
+    assert_eq!(last.candidates[0].decision, Decision::Replaced);
 }
 
 #[test]
@@ -275,7 +276,7 @@ fn rearm_keeps_startup_rules_and_nested_ones_return_on_the_next_touch() {
     );
     let event = project.events().pop().unwrap();
     assert_eq!(event.left[0].file, "src/ui/CLAUDE.md");
-    assert_eq!(event.left[0].reason, "compacted");
+    assert_eq!(event.left[0].reason, LeaveReason::Compacted);
 }
 
 /// The positive control: with the switch on, a sub-agent reading a ruled
@@ -295,7 +296,7 @@ fn subagent_with_jit_on_logs_a_hit_on_the_subagent_channel() {
     let events: Vec<Event> = project
         .events()
         .into_iter()
-        .filter(|e| e.channel == "subagent")
+        .filter(|e| e.channel == ChannelKind::Subagent)
         .collect();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].subagent.as_deref(), Some("explore-1"));
@@ -304,7 +305,7 @@ fn subagent_with_jit_on_logs_a_hit_on_the_subagent_channel() {
     let loaded: Vec<&str> = events[0]
         .candidates
         .iter()
-        .filter(|c| c.decision == "loaded")
+        .filter(|c| c.decision == Decision::Loaded)
         .map(|c| c.file.as_str())
         .collect();
     assert!(loaded.contains(&"src/ui/CLAUDE.md"), "{loaded:?}");
@@ -325,7 +326,10 @@ fn subagent_with_jit_off_still_reads_the_file_and_logs_no_jit_event() {
     assert!(step.discoveries.is_empty() && step.events.is_empty());
     assert!(sub.prompt().blocks().is_empty());
     let events = project.events();
-    assert!(events.iter().all(|e| e.channel == "main"), "{events:?}");
+    assert!(
+        events.iter().all(|e| e.channel == ChannelKind::Main),
+        "{events:?}"
+    );
     assert!(events.iter().all(|e| e.kind == EventKind::Startup));
 }
 
@@ -410,14 +414,11 @@ fn every_discovery_writes_one_event_hit_or_not() {
             .iter()
             .all(|e| e.ts.len() == 24 && e.ts.ends_with('Z'))
     );
-    assert_eq!(
-        events[2].candidates[0].reason.as_deref(),
-        Some("scope_miss")
-    );
+    assert_eq!(events[2].candidates[0].reason, Some(SkipReason::ScopeMiss));
     assert_eq!(events[3].resident_bytes, (ROOT_RULE.len() + 22) as u64);
     assert_eq!(
-        events[4].candidates[0].reason.as_deref(),
-        Some("outside_root")
+        events[4].candidates[0].reason,
+        Some(SkipReason::OutsideRoot)
     );
 }
 
@@ -493,7 +494,7 @@ fn a_rule_over_budget_is_injected_as_its_headings_with_a_note() {
     assert_eq!(entry.bytes, block.content.len() as u64);
     assert_eq!(
         step.events[0].candidates[1].decision,
-        "too_large_for_budget"
+        Decision::TooLargeForBudget
     );
     assert!(step.events[0].hit, "a summary is still an injection");
 }
@@ -628,8 +629,11 @@ fn a_startup_rule_changed_after_a_rearm_is_replaced_on_the_next_touch() {
     project.write("proj/CLAUDE.md", v2);
     let step = read(&mut session, "docs/guide.md");
     assert_eq!(step.blocks.len(), 1);
-    assert_eq!(step.events[0].candidates[0].decision, "replaced");
-    assert_eq!(step.events[0].left[0].reason, "replaced_by_newer_read");
+    assert_eq!(step.events[0].candidates[0].decision, Decision::Replaced);
+    assert_eq!(
+        step.events[0].left[0].reason,
+        LeaveReason::ReplacedByNewerRead
+    );
     check_blocks(&session, &[("CLAUDE.md", v2)]);
 }
 
@@ -734,7 +738,7 @@ fn an_imported_file_is_inlined_in_its_including_block_not_a_block_of_its_own() {
                 (
                     c.file.as_str(),
                     c.decision.as_str(),
-                    c.attribution.as_deref(),
+                    c.attribution.map(Attribution::as_str),
                     c.bytes,
                 )
             })
@@ -1019,7 +1023,7 @@ fn an_import_shares_the_fate_of_the_rule_that_imports_it() {
             (
                 c.file.as_str(),
                 c.decision.as_str(),
-                c.attribution.as_deref(),
+                c.attribution.map(Attribution::as_str),
             )
         })
         .collect();
@@ -1127,7 +1131,10 @@ fn a_snapshot_restores_the_loaded_set_manifest_and_step() {
     );
     let changed = touch(&mut restored, "src/ui/Badge.tsx");
     assert_eq!(changed.blocks.len(), 1);
-    assert_eq!(changed.events[0].left[0].reason, "replaced_by_newer_read");
+    assert_eq!(
+        changed.events[0].left[0].reason,
+        LeaveReason::ReplacedByNewerRead
+    );
 }
 
 #[test]
@@ -1193,8 +1200,8 @@ fn rules_the_agent_loads_itself_are_recorded_never_injected() {
         .iter()
         .find(|c| c.file == "src/ui/CLAUDE.md")
         .unwrap();
-    assert_eq!(candidate.decision, "loaded");
-    assert_eq!(candidate.attribution.as_deref(), Some("native"));
+    assert_eq!(candidate.decision, Decision::Loaded);
+    assert_eq!(candidate.attribution, Some(Attribution::Native));
     assert!(session.manifest().resident("src/ui/CLAUDE.md").is_none());
     // Another tool there does not inject it either.
     assert!(!touch(&mut session, "src/ui/New.tsx").is_hit());

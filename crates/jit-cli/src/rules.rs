@@ -104,12 +104,7 @@ mod tests {
     use super::*;
 
     fn skip(file: &str, reason: SkipReason, detail: &str) -> SkippedRule {
-        SkippedRule {
-            file: file.to_owned(),
-            reason,
-            detail: detail.to_owned(),
-            source: String::new(),
-        }
+        SkippedRule::new(file, reason, detail, "")
     }
 
     fn shown(rows: &[SkippedRow]) -> Vec<String> {

@@ -1,10 +1,144 @@
-//! Telemetry: one JSON Lines event per discovery (hit or not), and the writer that never fails a tool call.
+//! Telemetry: one JSON Lines event per discovery (hit or not), the vocabulary its fields use, and the writer that never fails a tool call.
 
+use std::borrow::Cow;
+use std::fmt;
 use std::io::Write;
+use std::marker::PhantomData;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// Declares an enum of the event vocabulary (a decision, a skip reason, an
+/// attribution, ...) with each variant's name written once.
+///
+/// That one literal becomes the variant's `#[serde(rename)]` and the arm of
+/// its `as_str`, so the JSON name and the text a human reads cannot drift
+/// apart; the tests check `as_str` against serde's output for every variant
+/// all the same. An enum read from logs names an `unknown` variant: serde
+/// reads a name this version does not know (a log written by a newer one)
+/// as that variant instead of failing, and `as_str` (and serde, written
+/// back) calls it `unknown`. The enums stay `Copy` values the engine passes
+/// around freely, so they do not carry the original text; the statistics,
+/// which print the names they read, keep it with [`Term`] instead.
+macro_rules! vocabulary {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )+
+        }
+        $( unknown: $(#[$umeta:meta])* $unknown:ident )?
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        $vis enum $name {
+            $( $(#[$vmeta])* #[serde(rename = $text)] $variant, )+
+            $( $(#[$umeta])* #[serde(rename = "unknown", other)] $unknown, )?
+        }
+
+        impl $name {
+            /// Every variant this version writes, in declaration order (an
+            /// unknown name read from a log is not among them).
+            pub const KNOWN: &'static [$name] = &[$( $name::$variant, )+];
+
+            /// The name written in JSON (the serde name; `unknown` for a
+            /// name read from a newer version's log).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $text, )+
+                    $( $name::$unknown => "unknown", )?
+                }
+            }
+        }
+
+        impl $crate::events::Vocabulary for $name {
+            fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $( $text => Some($name::$variant), )+
+                    _ => None,
+                }
+            }
+
+            fn name(self) -> &'static str {
+                self.as_str()
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+pub(crate) use vocabulary;
+
+/// An enum declared with `vocabulary!`: its known names, looked up both ways.
+pub(crate) trait Vocabulary: Copy + PartialEq + 'static {
+    /// The variant named `name`, if this version knows it.
+    fn from_name(name: &str) -> Option<Self>;
+    /// The variant's JSON name.
+    fn name(self) -> &'static str;
+}
+
+/// A vocabulary name read from a log line by the statistics: a value this
+/// version knows, or the text of one it does not, kept as written so that
+/// `jit stats` shows (and counts apart) a reason a newer version added
+/// instead of folding every such name into one `unknown`. Text is borrowed
+/// from the line where it can be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Term<'a, T> {
+    /// A name this version knows.
+    Known(T),
+    /// A name it does not, as written.
+    Unknown(Cow<'a, str>),
+}
+
+impl<T: Vocabulary> Term<'_, T> {
+    /// Whether this is `value`.
+    pub(crate) fn is(&self, value: T) -> bool {
+        matches!(self, Term::Known(known) if *known == value)
+    }
+
+    /// The name as written in the log.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Term::Known(known) => known.name(),
+            Term::Unknown(text) => text,
+        }
+    }
+}
+
+impl<'de: 'a, 'a, T: Vocabulary> Deserialize<'de> for Term<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a, T>(PhantomData<(&'a (), T)>);
+
+        impl<'de: 'a, 'a, T: Vocabulary> serde::de::Visitor<'de> for Visit<'a, T> {
+            type Value = Term<'a, T>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a name")
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> Result<Self::Value, E> {
+                Ok(T::from_name(v).map_or(Term::Unknown(Cow::Borrowed(v)), Term::Known))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(T::from_name(v)
+                    .map_or_else(|| Term::Unknown(Cow::Owned(v.to_owned())), Term::Known))
+            }
+        }
+
+        deserializer.deserialize_str(Visit(PhantomData))
+    }
+}
+
+use crate::manifest::LeaveReason;
+use crate::rule::{Attribution, LoadKind, SkipReason};
 
 /// The version of the event schema written in every event's `schema` field.
 ///
@@ -21,11 +155,55 @@ pub enum EventKind {
     Discovery,
 }
 
+vocabulary! {
+    /// What became of a candidate rule file in a discovery: an event
+    /// candidate's `decision`.
+    #[non_exhaustive]
+    pub enum Decision {
+        /// Injected for the first time in the context.
+        Loaded = "loaded",
+        /// Injected in place of an older version of the same file.
+        Replaced = "replaced",
+        /// Over the rule budget: only a summary (or nothing) was injected.
+        TooLargeForBudget = "too_large_for_budget",
+        /// Not injected; the candidate's `reason` says why.
+        Skipped = "skipped",
+    }
+    unknown:
+    /// A decision this version does not know (a log written by a newer one).
+    Unknown
+}
+
+impl From<LoadKind> for Decision {
+    fn from(kind: LoadKind) -> Self {
+        match kind {
+            LoadKind::Loaded => Decision::Loaded,
+            LoadKind::Replaced => Decision::Replaced,
+        }
+    }
+}
+
+vocabulary! {
+    /// Which kind of agent context an event belongs to: an event's
+    /// `channel` (the sub-agent's id is in `subagent`).
+    #[non_exhaustive]
+    pub enum ChannelKind {
+        /// The main conversation.
+        Main = "main",
+        /// A sub-agent.
+        Subagent = "subagent",
+    }
+    unknown:
+    /// A channel this version does not know (a log written by a newer one).
+    Unknown
+}
+
 /// One line of the event log.
 ///
 /// Every discovery writes one, hit or not: a log of hits only has no
 /// denominator.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Event {
     /// Always [`EVENT_SCHEMA`] when written by this version.
     pub schema: u32,
@@ -36,7 +214,7 @@ pub struct Event {
     /// The session's id.
     pub session: String,
     /// `main` or `subagent`.
-    pub channel: String,
+    pub channel: ChannelKind,
     /// The sub-agent's id, on the `subagent` channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subagent: Option<String>,
@@ -76,18 +254,19 @@ pub struct Event {
 
 /// One candidate rule file of a discovery.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Candidate {
     /// The rule file, root-relative inside the project, absolute outside.
     pub file: String,
     /// `loaded`, `replaced`, `too_large_for_budget` or `skipped`.
-    pub decision: String,
-    /// For anything not loaded in full: the snake_case reason
-    /// (`scope_miss`, `already_loaded`, `too_large_for_budget`, ...).
+    pub decision: Decision,
+    /// For anything not loaded in full: the reason (`scope_miss`,
+    /// `already_loaded`, `too_large_for_budget`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<SkipReason>,
     /// Why it was injected (`session_start`, `nested_traversal`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attribution: Option<String>,
+    pub attribution: Option<Attribution>,
     /// Bytes of the block injected for it: 0 for an imported file (its text
     /// is inside the importing rule's block) and for a rule left out of the
     /// budget entirely.
@@ -104,11 +283,22 @@ pub struct Candidate {
 
 /// A block leaving the prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Departure {
     /// The rule file.
     pub file: String,
     /// `replaced_by_newer_read`, `compacted` or `budget`.
-    pub reason: String,
+    pub reason: LeaveReason,
+}
+
+impl Departure {
+    /// `file`'s block left the prompt for `reason`.
+    pub fn new(file: impl Into<String>, reason: LeaveReason) -> Self {
+        Departure {
+            file: file.into(),
+            reason,
+        }
+    }
 }
 
 /// Appends events to a JSON Lines file. Failures become warnings, never errors.
@@ -201,6 +391,70 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::manifest::LeaveReason;
+    use crate::rule::Tier;
+
+    /// Checks that every known variant's `as_str` is the name serde writes
+    /// and reads, and that `from_name` finds it.
+    #[track_caller]
+    fn check_names<T>(known: &[T])
+    where
+        T: Vocabulary + Serialize + for<'de> Deserialize<'de> + fmt::Debug + fmt::Display,
+    {
+        assert!(!known.is_empty());
+        for &value in known {
+            let json = serde_json::to_string(&value).unwrap();
+            assert_eq!(json, format!("\"{}\"", value.name()), "{value:?}");
+            assert_eq!(value.to_string(), value.name());
+            assert_eq!(serde_json::from_str::<T>(&json).unwrap(), value);
+            assert_eq!(T::from_name(value.name()), Some(value), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn as_str_is_the_serde_name_of_every_variant() {
+        check_names(Decision::KNOWN);
+        check_names(ChannelKind::KNOWN);
+        check_names(SkipReason::KNOWN);
+        check_names(Attribution::KNOWN);
+        check_names(LeaveReason::KNOWN);
+        check_names(Tier::KNOWN);
+        check_names(LoadKind::KNOWN);
+        assert_eq!(SkipReason::KNOWN.len(), 16);
+    }
+
+    #[test]
+    fn a_name_from_a_newer_version_reads_as_unknown_not_as_a_known_one() {
+        let reason: SkipReason = serde_json::from_str("\"some_future_reason\"").unwrap();
+        assert_eq!(reason, SkipReason::Unknown);
+        assert!(!SkipReason::KNOWN.contains(&reason));
+        assert_eq!(SkipReason::from_name("some_future_reason"), None);
+        // `unknown` itself names no known variant either.
+        assert_eq!(SkipReason::from_name("unknown"), None);
+        let decision: Decision = serde_json::from_str("\"deferred\"").unwrap();
+        assert_eq!(decision, Decision::Unknown);
+        let candidate: Candidate = serde_json::from_str(
+            r#"{"file":"a.md","decision":"skipped","reason":"some_future_reason","attribution":"telepathy"}"#,
+        )
+        .unwrap();
+        assert_eq!(candidate.reason, Some(SkipReason::Unknown));
+        assert_eq!(candidate.attribution, Some(Attribution::Unknown));
+    }
+
+    #[test]
+    fn a_term_keeps_the_text_of_a_name_it_does_not_know() {
+        let known: Term<'_, SkipReason> = serde_json::from_str("\"scope_miss\"").unwrap();
+        assert_eq!(known, Term::Known(SkipReason::ScopeMiss));
+        assert!(known.is(SkipReason::ScopeMiss));
+        let unknown: Term<'_, SkipReason> = serde_json::from_str("\"some_future_reason\"").unwrap();
+        assert_eq!(unknown.as_str(), "some_future_reason");
+        assert!(!unknown.is(SkipReason::Unknown));
+        assert!(SkipReason::KNOWN.iter().all(|&r| !unknown.is(r)));
+        // An escaped name is read (and kept) too.
+        let escaped: Term<'_, SkipReason> = serde_json::from_str("\"scope\\u005fmiss\"").unwrap();
+        assert!(escaped.is(SkipReason::ScopeMiss));
+        assert!(serde_json::from_str::<Term<'_, SkipReason>>("3").is_err());
+    }
 
     #[test]
     fn rfc3339_of_known_instants() {

@@ -78,7 +78,9 @@ pub use discover::{
     DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER,
     ToolCallDiscovery,
 };
-pub use events::{Candidate, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339};
+pub use events::{
+    Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339,
+};
 #[doc(hidden)]
 pub use frontmatter::opens_like_frontmatter;
 pub use frontmatter::{

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::events::vocabulary;
 use crate::rule::Attribution;
 
 /// A resident block is context debt from this size up (by default).
@@ -11,30 +12,22 @@ pub const DEFAULT_DEBT_MIN_BYTES: u64 = 16 * 1024;
 /// (by default).
 pub const DEFAULT_DEBT_IDLE_STEPS: u64 = 10;
 
-/// Why a block left the prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum LeaveReason {
-    /// The file changed on disk and its new text replaced this one.
-    ReplacedByNewerRead,
-    /// The context was compacted or cleared and the session re-armed.
-    Compacted,
-    /// The file changed on disk and its new text no longer fits the budget:
-    /// only a summary of it stays, or nothing when not even a one-line
-    /// pointer fits.
-    Budget,
-}
-
-impl LeaveReason {
-    /// The snake_case name used in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LeaveReason::ReplacedByNewerRead => "replaced_by_newer_read",
-            LeaveReason::Compacted => "compacted",
-            LeaveReason::Budget => "budget",
-        }
+vocabulary! {
+    /// Why a block left the prompt.
+    #[non_exhaustive]
+    pub enum LeaveReason {
+        /// The file changed on disk and its new text replaced this one.
+        ReplacedByNewerRead = "replaced_by_newer_read",
+        /// The context was compacted or cleared and the session re-armed.
+        Compacted = "compacted",
+        /// The file changed on disk and its new text no longer fits the budget:
+        /// only a summary of it stays, or nothing when not even a one-line
+        /// pointer fits.
+        Budget = "budget",
     }
+    unknown:
+    /// A reason this version does not know (a log written by a newer one).
+    Unknown
 }
 
 /// How much of a rule a block holds.
@@ -49,6 +42,7 @@ pub enum BlockForm {
 
 /// One block that entered the prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ManifestEntry {
     /// The rule file, root-relative inside the project, absolute outside.
     pub file: String,
@@ -84,6 +78,7 @@ impl ManifestEntry {
 
 /// A large block resident long after it last mattered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DebtEntry {
     /// The rule file.
     pub file: String,

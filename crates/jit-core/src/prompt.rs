@@ -14,6 +14,7 @@ const CLOSE: &str = "\" -->";
 
 /// One rule block in the dynamic region of the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptBlock {
     /// The rule file, as discovery shows it (root-relative or absolute).
     pub file: String,

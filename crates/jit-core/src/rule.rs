@@ -10,151 +10,122 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use camino::Utf8Path;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use crate::events::vocabulary;
 use crate::scope::{CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS};
 use crate::source::{RuleSource, ScopeSpec};
 
-/// Why a rule was injected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Attribution {
-    /// Loaded at session start (unconditional, or a scope matched a startup signal).
-    SessionStart,
-    /// An unscoped rule on the directory chain of a touched path.
-    NestedTraversal,
-    /// A scoped rule whose globs match the touched path.
-    PathGlobMatch,
-    /// Imported by another rule with `@path`.
-    Include,
-    /// Loaded by the agent itself (for example Claude Code's own loading of
-    /// nested `CLAUDE.md` files when its Read tool runs): recorded as in the
-    /// context so it is never injected a second time, but not injected.
-    Native,
+vocabulary! {
+    /// Why a rule was injected.
+    #[non_exhaustive]
+    pub enum Attribution {
+        /// Loaded at session start (unconditional, or a scope matched a startup signal).
+        SessionStart = "session_start",
+        /// An unscoped rule on the directory chain of a touched path.
+        NestedTraversal = "nested_traversal",
+        /// A scoped rule whose globs match the touched path.
+        PathGlobMatch = "path_glob_match",
+        /// Imported by another rule with `@path`.
+        Include = "include",
+        /// Loaded by the agent itself (for example Claude Code's own loading of
+        /// nested `CLAUDE.md` files when its Read tool runs): recorded as in the
+        /// context so it is never injected a second time, but not injected.
+        Native = "native",
+    }
+    unknown:
+    /// An attribution this version does not know (a log written by a newer one).
+    Unknown
 }
 
-impl Attribution {
-    /// The snake_case name used in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Attribution::SessionStart => "session_start",
-            Attribution::NestedTraversal => "nested_traversal",
-            Attribution::PathGlobMatch => "path_glob_match",
-            Attribution::Include => "include",
-            Attribution::Native => "native",
-        }
+vocabulary! {
+    /// Where a rule file comes from, in load order.
+    #[non_exhaustive]
+    pub enum Tier {
+        /// Machine-wide rules an administrator manages (`/etc/claude-code/CLAUDE.md`).
+        Managed = "managed",
+        /// The user's own rules (`~/.claude/CLAUDE.md`, `~/.claude/rules/`).
+        User = "user",
+        /// Rules checked into the project.
+        Project = "project",
+        /// The user's private project rules (`CLAUDE.local.md`).
+        Local = "local",
     }
 }
 
-/// Where a rule file comes from, in load order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum Tier {
-    /// Machine-wide rules an administrator manages (`/etc/claude-code/CLAUDE.md`).
-    Managed,
-    /// The user's own rules (`~/.claude/CLAUDE.md`, `~/.claude/rules/`).
-    User,
-    /// Rules checked into the project.
-    Project,
-    /// The user's private project rules (`CLAUDE.local.md`).
-    Local,
-}
-
-/// Why a candidate rule file was not injected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum SkipReason {
-    /// The rule is scoped and the touched path (or signal) does not match.
-    ScopeMiss,
-    /// The same file is already in the context and has not changed.
-    AlreadyLoaded,
-    /// The path resolves outside the project root.
-    OutsideRoot,
-    /// The frontmatter (or its scope) cannot be read: its YAML is broken, a
-    /// scope key holds something that is not a pattern, or the file opens
-    /// like a frontmatter (`---` as its first non-blank line) that cannot be
-    /// told apart (indented, `--- yaml`, never closed). A rule whose scope
-    /// cannot be read is never loaded unscoped.
-    InvalidFrontmatter,
-    /// The file or directory cannot be read, or is not a regular file.
-    Unreadable,
-    /// The file, or its name, is not UTF-8.
-    NotUtf8,
-    /// The file is larger than the configured cap.
-    TooLarge,
-    /// The file looks binary (it has a NUL byte).
-    Binary,
-    /// The convention says this rule is only attached by hand.
-    ManualOnly,
-    /// The rule does not fit the session's byte budget for rule blocks: only
-    /// a summary (its headings and a note on what was cut) was injected.
-    TooLargeForBudget,
-    /// The rule folder holds more rule files than
-    /// [`MAX_RULE_FILES_PER_FOLDER`](crate::MAX_RULE_FILES_PER_FOLDER): the
-    /// ones past the limit, in sorted order, are not read.
-    TooManyRules,
-    /// The frontmatter is larger than
-    /// [`MAX_FRONTMATTER_BYTES`](crate::MAX_FRONTMATTER_BYTES), or its YAML
-    /// is past [`MAX_YAML_NODES`](crate::MAX_YAML_NODES) values (aliases
-    /// expanded), [`MAX_YAML_ALIASES`](crate::MAX_YAML_ALIASES) aliases or
-    /// anchors, or [`MAX_YAML_DEPTH`](crate::MAX_YAML_DEPTH) levels of
-    /// nesting (an alias bomb, say). The rule is refused after a bounded
-    /// amount of work.
-    YamlTooComplex,
-    /// The scope lists more than
-    /// [`MAX_SCOPE_PATTERNS`](crate::MAX_SCOPE_PATTERNS) distinct patterns;
-    /// none of them is compiled or matched.
-    TooManyPatterns,
-    /// A scope pattern is longer than
-    /// [`MAX_PATTERN_BYTES`](crate::MAX_PATTERN_BYTES); none of the rule's
-    /// patterns is compiled or matched.
-    PatternTooLong,
-    /// Another candidate of the same convention takes precedence in this
-    /// directory (`AGENTS.override.md` over `AGENTS.md`).
-    Shadowed,
-    /// The rule excludes the agent that is running (Copilot's `excludeAgent:`).
-    ExcludedAgent,
-}
-
-impl SkipReason {
-    /// The snake_case name used in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SkipReason::ScopeMiss => "scope_miss",
-            SkipReason::AlreadyLoaded => "already_loaded",
-            SkipReason::OutsideRoot => "outside_root",
-            SkipReason::InvalidFrontmatter => "invalid_frontmatter",
-            SkipReason::Unreadable => "unreadable",
-            SkipReason::NotUtf8 => "not_utf8",
-            SkipReason::TooLarge => "too_large",
-            SkipReason::Binary => "binary",
-            SkipReason::ManualOnly => "manual_only",
-            SkipReason::TooLargeForBudget => "too_large_for_budget",
-            SkipReason::TooManyRules => "too_many_rules",
-            SkipReason::YamlTooComplex => "yaml_too_complex",
-            SkipReason::TooManyPatterns => "too_many_patterns",
-            SkipReason::PatternTooLong => "pattern_too_long",
-            SkipReason::Shadowed => "shadowed",
-            SkipReason::ExcludedAgent => "excluded_agent",
-        }
+vocabulary! {
+    /// Why a candidate rule file was not injected.
+    #[non_exhaustive]
+    pub enum SkipReason {
+        /// The rule is scoped and the touched path (or signal) does not match.
+        ScopeMiss = "scope_miss",
+        /// The same file is already in the context and has not changed.
+        AlreadyLoaded = "already_loaded",
+        /// The path resolves outside the project root.
+        OutsideRoot = "outside_root",
+        /// The frontmatter (or its scope) cannot be read: its YAML is broken, a
+        /// scope key holds something that is not a pattern, or the file opens
+        /// like a frontmatter (`---` as its first non-blank line) that cannot be
+        /// told apart (indented, `--- yaml`, never closed). A rule whose scope
+        /// cannot be read is never loaded unscoped.
+        InvalidFrontmatter = "invalid_frontmatter",
+        /// The file or directory cannot be read, or is not a regular file.
+        Unreadable = "unreadable",
+        /// The file, or its name, is not UTF-8.
+        NotUtf8 = "not_utf8",
+        /// The file is larger than the configured cap.
+        TooLarge = "too_large",
+        /// The file looks binary (it has a NUL byte).
+        Binary = "binary",
+        /// The convention says this rule is only attached by hand.
+        ManualOnly = "manual_only",
+        /// The rule does not fit the session's byte budget for rule blocks: only
+        /// a summary (its headings and a note on what was cut) was injected.
+        TooLargeForBudget = "too_large_for_budget",
+        /// The rule folder holds more rule files than
+        /// [`MAX_RULE_FILES_PER_FOLDER`](crate::MAX_RULE_FILES_PER_FOLDER): the
+        /// ones past the limit, in sorted order, are not read.
+        TooManyRules = "too_many_rules",
+        /// The frontmatter is larger than
+        /// [`MAX_FRONTMATTER_BYTES`](crate::MAX_FRONTMATTER_BYTES), or its YAML
+        /// is past [`MAX_YAML_NODES`](crate::MAX_YAML_NODES) values (aliases
+        /// expanded), [`MAX_YAML_ALIASES`](crate::MAX_YAML_ALIASES) aliases or
+        /// anchors, or [`MAX_YAML_DEPTH`](crate::MAX_YAML_DEPTH) levels of
+        /// nesting (an alias bomb, say). The rule is refused after a bounded
+        /// amount of work.
+        YamlTooComplex = "yaml_too_complex",
+        /// The scope lists more than
+        /// [`MAX_SCOPE_PATTERNS`](crate::MAX_SCOPE_PATTERNS) distinct patterns;
+        /// none of them is compiled or matched.
+        TooManyPatterns = "too_many_patterns",
+        /// A scope pattern is longer than
+        /// [`MAX_PATTERN_BYTES`](crate::MAX_PATTERN_BYTES); none of the rule's
+        /// patterns is compiled or matched.
+        PatternTooLong = "pattern_too_long",
+        /// Another candidate of the same convention takes precedence in this
+        /// directory (`AGENTS.override.md` over `AGENTS.md`).
+        Shadowed = "shadowed",
+        /// The rule excludes the agent that is running (Copilot's `excludeAgent:`).
+        ExcludedAgent = "excluded_agent",
     }
+    unknown:
+    /// A reason this version does not know (a log written by a newer one).
+    Unknown
 }
 
-/// Whether a loaded rule is new to the context or replaces an older version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LoadKind {
-    /// First time in the context.
-    Loaded,
-    /// The file changed on disk since it was loaded; this text replaces the old one.
-    Replaced,
+vocabulary! {
+    /// Whether a loaded rule is new to the context or replaces an older version.
+    pub enum LoadKind {
+        /// First time in the context.
+        Loaded = "loaded",
+        /// The file changed on disk since it was loaded; this text replaces the old one.
+        Replaced = "replaced",
+    }
 }
 
 /// A rule that goes into the context.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LoadedRule {
     /// The rule file: root-relative and `/`-separated inside the project,
     /// absolute outside it (user and managed rules).
@@ -191,6 +162,7 @@ pub struct LoadedRule {
 
 /// A candidate that was not injected, with its reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SkippedRule {
     /// The candidate file (or directory), displayed like [`LoadedRule::file`].
     pub file: String,
@@ -203,6 +175,24 @@ pub struct SkippedRule {
     /// (a touched path outside the root, say).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub source: String,
+}
+
+impl SkippedRule {
+    /// `file` skipped for `reason`, with `detail`, named by the convention
+    /// `source` (empty for none).
+    pub fn new(
+        file: impl Into<String>,
+        reason: SkipReason,
+        detail: impl Into<String>,
+        source: impl Into<String>,
+    ) -> Self {
+        SkippedRule {
+            file: file.into(),
+            reason,
+            detail: detail.into(),
+            source: source.into(),
+        }
+    }
 }
 
 /// Size and modification time: a changed stamp means the file must be re-read.

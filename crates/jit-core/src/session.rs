@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{Discovery, DiscoveryState, Engine, StoredStamp};
 use crate::events::{
-    Candidate, Departure, EVENT_SCHEMA, Event, EventKind, EventWriter, now_rfc3339,
+    Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, EventWriter,
+    now_rfc3339,
 };
 use crate::manifest::{BlockForm, DebtEntry, LeaveReason, Manifest, ManifestEntry, fnv1a};
 use crate::prompt::{PromptBlock, SystemPrompt, headings};
@@ -283,10 +284,11 @@ pub const SNAPSHOT_FORMAT: u32 = 1;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SessionSnapshot {
     format: u32,
     id: String,
-    channel: String,
+    channel: ChannelKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     subagent: Option<String>,
     step: u64,
@@ -336,12 +338,17 @@ pub enum Channel {
 }
 
 impl Channel {
+    /// [`ChannelKind::Main`] or [`ChannelKind::Subagent`], as events write it.
+    pub fn kind(&self) -> ChannelKind {
+        match self {
+            Channel::Main => ChannelKind::Main,
+            Channel::Subagent(_) => ChannelKind::Subagent,
+        }
+    }
+
     /// `main` or `subagent`.
     pub fn name(&self) -> &'static str {
-        match self {
-            Channel::Main => "main",
-            Channel::Subagent(_) => "subagent",
-        }
+        self.kind().as_str()
     }
 
     /// The sub-agent's id.
@@ -374,6 +381,7 @@ impl ToolCall {
 
 /// What one step (a touch, a tool call, a batch) brought into the prompt.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Injection {
     /// The session step.
     pub step: u64,
@@ -516,9 +524,9 @@ impl Session {
                 ),
             ));
         }
-        let channel = match (snapshot.channel.as_str(), snapshot.subagent) {
-            ("main", None) => Channel::Main,
-            ("subagent", Some(id)) => Channel::Subagent(id),
+        let channel = match (snapshot.channel, snapshot.subagent) {
+            (ChannelKind::Main, None) => Channel::Main,
+            (ChannelKind::Subagent, Some(id)) => Channel::Subagent(id),
             (other, _) => {
                 return Err(Error::new(
                     ErrorKind::InvalidSnapshot,
@@ -554,7 +562,7 @@ impl Session {
         SessionSnapshot {
             format: SNAPSHOT_FORMAT,
             id: self.id.clone(),
-            channel: self.channel.name().to_owned(),
+            channel: self.channel.kind(),
             subagent: self.channel.subagent_id().map(str::to_owned),
             step: self.step,
             loaded,
@@ -815,10 +823,8 @@ impl Session {
                 self.manifest
                     .leave(&file, self.step, LeaveReason::Compacted);
                 self.prompt.remove(&file);
-                self.pending_left.push(Departure {
-                    file,
-                    reason: LeaveReason::Compacted.as_str().to_owned(),
-                });
+                self.pending_left
+                    .push(Departure::new(file, LeaveReason::Compacted));
             }
         }
     }
@@ -868,210 +874,200 @@ impl Session {
             (EventKind::Discovery, Some(tool)) => LoadTrigger::Tool(tool),
             (EventKind::Discovery, None) => LoadTrigger::Touch,
         };
-        let mut candidates = Vec::new();
-        let mut blocks = Vec::new();
-        let mut left = std::mem::take(&mut self.pending_left);
-        let mut kept = Vec::with_capacity(discovery.loaded.len());
-        let mut bytes_injected = 0u64;
-        // What became of each rule of this discovery: its imports share it.
-        let mut fates: HashMap<String, Fate> = HashMap::new();
-
-        for mut rule in std::mem::take(&mut discovery.loaded) {
+        let mut admission = Admission {
+            left: std::mem::take(&mut self.pending_left),
+            kept: Vec::with_capacity(discovery.loaded.len()),
+            ..Admission::default()
+        };
+        for rule in std::mem::take(&mut discovery.loaded) {
             if let Some(includer) = rule.included_by.clone() {
                 // The engine lists an import right after the rule that
                 // imports it, whose block already holds its text.
-                let fate = fates.get(&includer).copied().unwrap_or(Fate::InPrompt);
-                fates.insert(rule.file.clone(), fate);
-                admit_import(rule, &includer, fate, &mut candidates, &mut kept, discovery);
-                continue;
-            }
-            if self
+                let fate = admission
+                    .fates
+                    .get(&includer)
+                    .copied()
+                    .unwrap_or(Fate::InPrompt);
+                admission.fates.insert(rule.file.clone(), fate);
+                admit_import(rule, &includer, fate, &mut admission, discovery);
+            } else if self
                 .config
                 .native
                 .as_ref()
                 .is_some_and(|native| native.loads_natively(trigger, &rule))
             {
-                fates.insert(rule.file.clone(), Fate::Native);
-                self.admit_native(rule, step, &mut candidates, &mut kept, &mut left);
-                continue;
-            }
-            let hash = fnv1a(&rule.content);
-            // After a re-arm the engine forgets startup rules too; the
-            // prompt still holds them, so the same text is not added again.
-            if self
-                .manifest
-                .resident(&rule.file)
-                .is_some_and(|e| e.hash == hash)
-            {
-                fates.insert(rule.file.clone(), Fate::AlreadyInPrompt);
-                discovery.skipped.push(SkippedRule {
-                    file: rule.file,
-                    reason: SkipReason::AlreadyLoaded,
-                    detail: "already in the prompt with the same text".to_owned(),
-                    source: rule.source,
-                });
-                continue;
-            }
-            let full = rule.content.len() as u64;
-            let previous = self
-                .manifest
-                .resident(&rule.file)
-                .map(|e| (e.bytes, e.attribution));
-            // A startup rule changed on disk stays a startup rule: it is
-            // replaced in full and survives a re-arm like the version it
-            // replaces.
-            let startup_rule = rule.attribution == Attribution::SessionStart
-                || matches!(previous, Some((_, Attribution::SessionStart)));
-            let header = block_header(
-                &rule.file,
-                if startup_rule {
-                    Attribution::SessionStart
-                } else {
-                    rule.attribution
-                },
-                &discovery.trigger,
-            );
-            // Two budgets may bind: the session's total for JIT blocks, and
-            // what one step may inject, headers included.
-            let total_left = if budgeted && !startup_rule {
-                self.budget_left(previous)
+                admission.fates.insert(rule.file.clone(), Fate::Native);
+                self.admit_native(rule, step, &mut admission);
             } else {
-                u64::MAX
-            };
-            let step_left = self.config.step_budget.map_or(u64::MAX, |cap| {
-                cap.saturating_sub(self.step_used)
-                    .saturating_sub(block_cost(&header, ""))
-            });
-            let (remaining, which, budget) = if step_left < total_left {
-                (
-                    step_left,
-                    Budget::Step,
-                    self.config.step_budget.unwrap_or_default(),
-                )
-            } else {
-                (total_left, Budget::Total, self.config.budget_bytes)
-            };
-            let budget_name = which.name();
-            let fits = full <= remaining;
-            let block = if fits {
-                Some((rule.content.clone(), BlockForm::Full))
-            } else {
-                summary(&rule, which, budget, remaining).map(|text| (text, BlockForm::Summary))
-            };
-            fates.insert(
-                rule.file.clone(),
-                if fits {
-                    Fate::InPrompt
-                } else {
-                    Fate::OverBudget
-                },
-            );
-            if previous.is_some() {
-                // The engine may not know (it forgot the rule in a re-arm),
-                // but the prompt does: this text replaces a block.
-                rule.decision = LoadKind::Replaced;
-                let reason = if fits {
-                    LeaveReason::ReplacedByNewerRead
-                } else {
-                    LeaveReason::Budget
-                };
-                self.manifest.leave(&rule.file, step, reason);
-                if block.is_none() {
-                    // Not even a pointer to the new text fits: the stale
-                    // block must not stay in its place.
-                    self.prompt.remove(&rule.file);
-                }
-                left.push(Departure {
-                    file: rule.file.clone(),
-                    reason: reason.as_str().to_owned(),
-                });
-            }
-            let bytes = block.as_ref().map_or(0, |(text, _)| text.len() as u64);
-            if let Some((content, form)) = block {
-                self.omitted.remove(&rule.file);
-                bytes_injected += bytes;
-                self.step_used = self.step_used.saturating_add(block_cost(&header, &content));
-                self.manifest.push(ManifestEntry {
-                    file: rule.file.clone(),
-                    hash: hash.clone(),
-                    bytes,
-                    source_bytes: full,
-                    form,
-                    attribution: if startup_rule {
-                        Attribution::SessionStart
-                    } else {
-                        rule.attribution
-                    },
-                    introduced_step: step,
-                    last_relevant_step: step,
-                    left_step: None,
-                    left_reason: None,
-                });
-                self.prompt.upsert(&rule.file, content.clone());
-                blocks.push((
-                    PromptBlock {
-                        file: rule.file.clone(),
-                        content,
-                    },
-                    header,
-                ));
-            } else {
-                self.omitted.insert(rule.file.clone(), step);
-            }
-            if fits {
-                rule.bytes = rule.content.len();
-                candidates.push(Candidate {
-                    file: rule.file.clone(),
-                    decision: match rule.decision {
-                        LoadKind::Loaded => "loaded",
-                        LoadKind::Replaced => "replaced",
-                    }
-                    .to_owned(),
-                    reason: None,
-                    attribution: Some(rule.attribution.as_str().to_owned()),
-                    bytes,
-                    hash: Some(hash),
-                    source: non_empty(&rule.source),
-                });
-                kept.push(rule);
-            } else {
-                let reason = SkipReason::TooLargeForBudget;
-                let detail = if bytes > 0 {
-                    format!(
-                        "{full} bytes do not fit the {budget_name} ({remaining} of {budget} bytes \
-                         left): only a summary of it was injected ({bytes} bytes); read {} for \
-                         the rest",
-                        rule.file
-                    )
-                } else {
-                    format!(
-                        "{full} bytes do not fit the {budget_name} ({remaining} of {budget} bytes \
-                         left), nor does a one-line pointer to it: nothing was injected; read {} \
-                         for the rest",
-                        rule.file
-                    )
-                };
-                candidates.push(Candidate {
-                    file: rule.file.clone(),
-                    decision: reason.as_str().to_owned(),
-                    reason: Some(reason.as_str().to_owned()),
-                    attribution: Some(rule.attribution.as_str().to_owned()),
-                    bytes,
-                    hash: (bytes > 0).then_some(hash),
-                    source: non_empty(&rule.source),
-                });
-                discovery.skipped.push(SkippedRule {
-                    file: rule.file.clone(),
-                    reason,
-                    detail,
-                    source: rule.source.clone(),
-                });
+                self.admit_rule(rule, step, budgeted, discovery, &mut admission);
             }
         }
-        discovery.loaded = kept;
+        discovery.loaded = std::mem::take(&mut admission.kept);
+        self.list_skipped(discovery, &mut admission.candidates);
+        self.event(kind, tool, paths, discovery, admission)
+    }
+
+    /// Admits one rule that is neither an import nor loaded by the agent:
+    /// its block in full, its summary when it does not fit the budget, or
+    /// nothing when it is already in the prompt with the same text.
+    fn admit_rule(
+        &mut self,
+        mut rule: LoadedRule,
+        step: u64,
+        budgeted: bool,
+        discovery: &mut Discovery,
+        admission: &mut Admission,
+    ) {
+        let hash = fnv1a(&rule.content);
+        // After a re-arm the engine forgets startup rules too; the prompt
+        // still holds them, so the same text is not added again.
+        if self
+            .manifest
+            .resident(&rule.file)
+            .is_some_and(|e| e.hash == hash)
+        {
+            already_in_prompt(rule, discovery, admission);
+            return;
+        }
+        let full = rule.content.len() as u64;
+        let previous = self
+            .manifest
+            .resident(&rule.file)
+            .map(|e| (e.bytes, e.attribution));
+        // A startup rule changed on disk stays a startup rule: it is
+        // replaced in full and survives a re-arm like the version it
+        // replaces.
+        let startup_rule = rule.attribution == Attribution::SessionStart
+            || matches!(previous, Some((_, Attribution::SessionStart)));
+        let attribution = if startup_rule {
+            Attribution::SessionStart
+        } else {
+            rule.attribution
+        };
+        let header = block_header(&rule.file, attribution, &discovery.trigger);
+        let room = self.room(previous, budgeted && !startup_rule, &header);
+        let (fits, block) = fit(&rule, &room);
+        let fate = if fits {
+            Fate::InPrompt
+        } else {
+            Fate::OverBudget
+        };
+        admission.fates.insert(rule.file.clone(), fate);
+        if previous.is_some() {
+            // The engine may not know (it forgot the rule in a re-arm), but
+            // the prompt does: this text replaces a block.
+            rule.decision = LoadKind::Replaced;
+            self.replace_block(&rule.file, step, fits, block.is_some(), &mut admission.left);
+        }
+        let bytes = block.as_ref().map_or(0, |(text, _)| text.len() as u64);
+        if let Some((content, form)) = block {
+            let entry = ManifestEntry {
+                file: rule.file.clone(),
+                hash: hash.clone(),
+                bytes,
+                source_bytes: full,
+                form,
+                attribution,
+                introduced_step: step,
+                last_relevant_step: step,
+                left_step: None,
+                left_reason: None,
+            };
+            self.put_block(entry, content, header, admission);
+        } else {
+            self.omitted.insert(rule.file.clone(), step);
+        }
+        if fits {
+            rule.bytes = rule.content.len();
+            admission.candidates.push(Candidate {
+                hash: Some(hash),
+                ..loaded_candidate(&rule, bytes)
+            });
+            admission.kept.push(rule);
+        } else {
+            over_budget(rule, &room, bytes, hash, discovery, admission);
+        }
+    }
+
+    /// The bytes a block may take: the session's total for JIT blocks
+    /// (when `budgeted`), or what is left of the step's, whichever binds;
+    /// the step's counts the block's `header` too.
+    fn room(&self, previous: Option<(u64, Attribution)>, budgeted: bool, header: &str) -> Room {
+        let total_left = if budgeted {
+            self.budget_left(previous)
+        } else {
+            u64::MAX
+        };
+        let step_left = self.config.step_budget.map_or(u64::MAX, |cap| {
+            cap.saturating_sub(self.step_used)
+                .saturating_sub(block_cost(header, ""))
+        });
+        if step_left < total_left {
+            Room {
+                remaining: step_left,
+                which: Budget::Step,
+                budget: self.config.step_budget.unwrap_or_default(),
+            }
+        } else {
+            Room {
+                remaining: total_left,
+                which: Budget::Total,
+                budget: self.config.budget_bytes,
+            }
+        }
+    }
+
+    /// The resident block of `file` leaves for its new text: replaced when
+    /// the new text `fits`, for the budget when it does not. With no new
+    /// block at all (`has_block` false), the stale one leaves the prompt too.
+    fn replace_block(
+        &mut self,
+        file: &str,
+        step: u64,
+        fits: bool,
+        has_block: bool,
+        left: &mut Vec<Departure>,
+    ) {
+        let reason = if fits {
+            LeaveReason::ReplacedByNewerRead
+        } else {
+            LeaveReason::Budget
+        };
+        self.manifest.leave(file, step, reason);
+        if !has_block {
+            // Not even a pointer to the new text fits: the stale block must
+            // not stay in its place.
+            self.prompt.remove(file);
+        }
+        left.push(Departure::new(file, reason));
+    }
+
+    /// Puts a block into the prompt and the manifest, and counts it against
+    /// the step.
+    fn put_block(
+        &mut self,
+        entry: ManifestEntry,
+        content: String,
+        header: String,
+        admission: &mut Admission,
+    ) {
+        let file = entry.file.clone();
+        self.omitted.remove(&file);
+        admission.bytes_injected += entry.bytes;
+        self.step_used = self.step_used.saturating_add(block_cost(&header, &content));
+        self.manifest.push(entry);
+        self.prompt.upsert(&file, content.clone());
+        admission
+            .blocks
+            .push((PromptBlock { file, content }, header));
+    }
+
+    /// Lists the discovery's skipped rules as event candidates (those left
+    /// out for the budget in this discovery are listed already). The engine
+    /// remembers a rule left out entirely for the budget as loaded; the
+    /// prompt does not hold it, so its skip says what really happened.
+    fn list_skipped(&self, discovery: &mut Discovery, candidates: &mut Vec<Candidate>) {
         for skipped in &mut discovery.skipped {
-            // The engine remembers a rule left out for the budget as loaded;
-            // the prompt does not hold it, so say what really happened.
             if skipped.reason == SkipReason::AlreadyLoaded
                 && let Some(at) = self.omitted.get(&skipped.file)
             {
@@ -1081,85 +1077,87 @@ impl Session {
                     skipped.file
                 );
             } else if skipped.reason == SkipReason::TooLargeForBudget {
-                // Decided above, with its candidate.
+                // Decided with its candidate.
                 continue;
             }
             candidates.push(Candidate {
                 file: skipped.file.clone(),
                 decision: if skipped.reason == SkipReason::TooLargeForBudget {
-                    skipped.reason.as_str()
+                    Decision::TooLargeForBudget
                 } else {
-                    "skipped"
-                }
-                .to_owned(),
-                reason: Some(skipped.reason.as_str().to_owned()),
+                    Decision::Skipped
+                },
+                reason: Some(skipped.reason),
                 attribution: None,
                 bytes: 0,
                 hash: None,
                 source: non_empty(&skipped.source),
             });
         }
+    }
+
+    /// The event of an admitted discovery, and the blocks it put in.
+    fn event(
+        &mut self,
+        kind: EventKind,
+        tool: Option<&str>,
+        paths: &[String],
+        discovery: &Discovery,
+        admission: Admission,
+    ) -> (Event, Vec<(PromptBlock, String)>) {
         let relevant = match kind {
             EventKind::Startup => Vec::new(),
-            EventKind::Discovery => self.manifest.touch(&discovery.trigger, step),
+            EventKind::Discovery => self.manifest.touch(&discovery.trigger, self.step),
         };
         let event = Event {
             schema: EVENT_SCHEMA,
             kind,
             ts: now_rfc3339(),
             session: self.id.clone(),
-            channel: self.channel.name().to_owned(),
+            channel: self.channel.kind(),
             subagent: self.channel.subagent_id().map(str::to_owned),
-            step,
+            step: self.step,
             tool: tool.map(str::to_owned),
             paths: paths.to_vec(),
             trigger: discovery.trigger.clone(),
-            candidates,
-            hit: !blocks.is_empty(),
-            bytes_injected,
+            candidates: admission.candidates,
+            hit: !admission.blocks.is_empty(),
+            bytes_injected: admission.bytes_injected,
             resident_bytes: self.manifest.resident_bytes(),
             relevant,
-            left,
+            left: admission.left,
             elapsed_us: discovery.elapsed_us,
         };
-        (event, blocks)
+        (event, admission.blocks)
     }
 
     /// Records a rule the agent loads by itself: in the context, no block.
     /// A block of an older version that this session injected gives way to
     /// the agent's own copy.
-    fn admit_native(
-        &mut self,
-        mut rule: LoadedRule,
-        step: u64,
-        candidates: &mut Vec<Candidate>,
-        kept: &mut Vec<LoadedRule>,
-        left: &mut Vec<Departure>,
-    ) {
+    fn admit_native(&mut self, mut rule: LoadedRule, step: u64, admission: &mut Admission) {
         if self
             .manifest
             .leave(&rule.file, step, LeaveReason::ReplacedByNewerRead)
             .is_some()
         {
             self.prompt.remove(&rule.file);
-            left.push(Departure {
-                file: rule.file.clone(),
-                reason: LeaveReason::ReplacedByNewerRead.as_str().to_owned(),
-            });
+            admission
+                .left
+                .push(Departure::new(&rule.file, LeaveReason::ReplacedByNewerRead));
         }
         self.omitted.remove(&rule.file);
         rule.attribution = Attribution::Native;
         rule.bytes = 0;
-        candidates.push(Candidate {
+        admission.candidates.push(Candidate {
             file: rule.file.clone(),
-            decision: "loaded".to_owned(),
+            decision: Decision::Loaded,
             reason: None,
-            attribution: Some(Attribution::Native.as_str().to_owned()),
+            attribution: Some(Attribution::Native),
             bytes: 0,
             hash: None,
             source: non_empty(&rule.source),
         });
-        kept.push(rule);
+        admission.kept.push(rule);
     }
 
     /// Budget left for a JIT block that would replace a resident block of
@@ -1221,6 +1219,113 @@ fn non_empty(source: &str) -> Option<String> {
     (!source.is_empty()).then(|| source.to_owned())
 }
 
+/// What one discovery's admission builds up: the event's candidates and
+/// departures, the blocks put in, the rules kept as loaded, and what became
+/// of each rule (the files it imports share it).
+#[derive(Debug, Default)]
+struct Admission {
+    candidates: Vec<Candidate>,
+    blocks: Vec<(PromptBlock, String)>,
+    left: Vec<Departure>,
+    kept: Vec<LoadedRule>,
+    bytes_injected: u64,
+    fates: HashMap<String, Fate>,
+}
+
+/// The bytes a block may take, and of which budget (with its size).
+#[derive(Debug, Clone, Copy)]
+struct Room {
+    remaining: u64,
+    which: Budget,
+    budget: u64,
+}
+
+/// Whether `rule`'s full text fits `room`, and the block that does: its
+/// full text, else its summary, else none.
+fn fit(rule: &LoadedRule, room: &Room) -> (bool, Option<(String, BlockForm)>) {
+    if rule.content.len() as u64 <= room.remaining {
+        (true, Some((rule.content.clone(), BlockForm::Full)))
+    } else {
+        let summary = summary(rule, room.which, room.budget, room.remaining);
+        (false, summary.map(|text| (text, BlockForm::Summary)))
+    }
+}
+
+/// The event row of a loaded rule whose block holds `bytes` (no hash).
+fn loaded_candidate(rule: &LoadedRule, bytes: u64) -> Candidate {
+    Candidate {
+        file: rule.file.clone(),
+        decision: rule.decision.into(),
+        reason: None,
+        attribution: Some(rule.attribution),
+        bytes,
+        hash: None,
+        source: non_empty(&rule.source),
+    }
+}
+
+/// Records a rule whose block is already in the prompt with the same text.
+fn already_in_prompt(rule: LoadedRule, discovery: &mut Discovery, admission: &mut Admission) {
+    admission
+        .fates
+        .insert(rule.file.clone(), Fate::AlreadyInPrompt);
+    discovery.skipped.push(SkippedRule {
+        file: rule.file,
+        reason: SkipReason::AlreadyLoaded,
+        detail: "already in the prompt with the same text".to_owned(),
+        source: rule.source,
+    });
+}
+
+/// Records a rule that did not fit the budget in `room`: skipped with
+/// `too_large_for_budget`, with the `bytes` of its summary (0 when not
+/// even a pointer fit).
+fn over_budget(
+    rule: LoadedRule,
+    room: &Room,
+    bytes: u64,
+    hash: String,
+    discovery: &mut Discovery,
+    admission: &mut Admission,
+) {
+    let Room {
+        remaining,
+        which,
+        budget,
+    } = *room;
+    let budget_name = which.name();
+    let full = rule.content.len();
+    let reason = SkipReason::TooLargeForBudget;
+    let detail = if bytes > 0 {
+        format!(
+            "{full} bytes do not fit the {budget_name} ({remaining} of {budget} bytes left): only \
+             a summary of it was injected ({bytes} bytes); read {} for the rest",
+            rule.file
+        )
+    } else {
+        format!(
+            "{full} bytes do not fit the {budget_name} ({remaining} of {budget} bytes left), nor \
+             does a one-line pointer to it: nothing was injected; read {} for the rest",
+            rule.file
+        )
+    };
+    admission.candidates.push(Candidate {
+        file: rule.file.clone(),
+        decision: Decision::TooLargeForBudget,
+        reason: Some(reason),
+        attribution: Some(rule.attribution),
+        bytes,
+        hash: (bytes > 0).then_some(hash),
+        source: non_empty(&rule.source),
+    });
+    discovery.skipped.push(SkippedRule {
+        file: rule.file,
+        reason,
+        detail,
+        source: rule.source,
+    });
+}
+
 /// Records an imported file: it has no block of its own (its text is
 /// inline in the block of `includer`), so it is listed with 0 bytes and
 /// shares the fate of the rule that imported it.
@@ -1228,68 +1333,54 @@ fn admit_import(
     mut rule: LoadedRule,
     includer: &str,
     fate: Fate,
-    candidates: &mut Vec<Candidate>,
-    kept: &mut Vec<LoadedRule>,
+    admission: &mut Admission,
     discovery: &mut Discovery,
 ) {
     rule.bytes = 0;
-    match fate {
+    let decision = match fate {
         Fate::Native => {
             // The agent expands the imports of what it loads itself.
             rule.attribution = Attribution::Native;
-            candidates.push(Candidate {
-                file: rule.file.clone(),
-                decision: "loaded".to_owned(),
-                reason: None,
-                attribution: Some(Attribution::Native.as_str().to_owned()),
-                bytes: 0,
-                hash: None,
-                source: non_empty(&rule.source),
-            });
-            kept.push(rule);
+            Decision::Loaded
         }
-        Fate::InPrompt => {
-            candidates.push(Candidate {
-                file: rule.file.clone(),
-                decision: "loaded".to_owned(),
-                reason: None,
-                attribution: Some(rule.attribution.as_str().to_owned()),
-                bytes: 0,
-                hash: None,
-                source: non_empty(&rule.source),
-            });
-            kept.push(rule);
-        }
-        Fate::AlreadyInPrompt => discovery.skipped.push(SkippedRule {
-            file: rule.file,
-            reason: SkipReason::AlreadyLoaded,
-            detail: format!(
-                "imported by {includer}, whose block is already in the prompt with the same text"
-            ),
-            source: rule.source,
-        }),
-        Fate::OverBudget => {
-            let reason = SkipReason::TooLargeForBudget;
-            candidates.push(Candidate {
-                file: rule.file.clone(),
-                decision: reason.as_str().to_owned(),
-                reason: Some(reason.as_str().to_owned()),
-                attribution: Some(rule.attribution.as_str().to_owned()),
-                bytes: 0,
-                hash: None,
-                source: non_empty(&rule.source),
-            });
+        Fate::InPrompt => Decision::Loaded,
+        Fate::OverBudget => Decision::TooLargeForBudget,
+        Fate::AlreadyInPrompt => {
             discovery.skipped.push(SkippedRule {
-                detail: format!(
-                    "imported by {includer}, which did not fit the rule budget: its text was \
-                     not injected; read {} for it",
-                    rule.file
-                ),
                 file: rule.file,
-                reason,
+                reason: SkipReason::AlreadyLoaded,
+                detail: format!(
+                    "imported by {includer}, whose block is already in the prompt with the same \
+                     text"
+                ),
                 source: rule.source,
             });
+            return;
         }
+    };
+    let over = decision == Decision::TooLargeForBudget;
+    admission.candidates.push(Candidate {
+        file: rule.file.clone(),
+        decision,
+        reason: over.then_some(SkipReason::TooLargeForBudget),
+        attribution: Some(rule.attribution),
+        bytes: 0,
+        hash: None,
+        source: non_empty(&rule.source),
+    });
+    if over {
+        discovery.skipped.push(SkippedRule {
+            detail: format!(
+                "imported by {includer}, which did not fit the rule budget: its text was not \
+                 injected; read {} for it",
+                rule.file
+            ),
+            file: rule.file,
+            reason: SkipReason::TooLargeForBudget,
+            source: rule.source,
+        });
+    } else {
+        admission.kept.push(rule);
     }
 }
 

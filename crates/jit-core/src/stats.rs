@@ -5,8 +5,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::{EVENT_SCHEMA, EventKind};
+use crate::events::{ChannelKind, Decision, EVENT_SCHEMA, EventKind, Term};
 use crate::manifest::{DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES};
+use crate::rule::{Attribution, SkipReason};
 
 /// Thresholds of the statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +29,7 @@ impl Default for StatsOptions {
 
 /// Percentiles of a distribution (nearest rank; 0 for an empty one).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Percentiles {
     /// Median.
     pub p50: u64,
@@ -39,6 +41,7 @@ pub struct Percentiles {
 
 /// One rule file's line of the leaderboard.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FileStats {
     /// The rule file.
     pub file: String,
@@ -54,6 +57,7 @@ pub struct FileStats {
 
 /// A large block resident long after it was last relevant, in one session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct DebtRow {
     /// The session.
     pub session: String,
@@ -79,6 +83,7 @@ pub struct DebtRow {
 /// assert_eq!((stats.discoveries, stats.hits, stats.skipped_lines), (1, 0, 1));
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Stats {
     /// Non-blank lines read.
     pub lines: u64,
@@ -261,7 +266,7 @@ struct LineEvent<'a> {
     #[serde(borrow)]
     session: Cow<'a, str>,
     #[serde(borrow)]
-    channel: Cow<'a, str>,
+    channel: Term<'a, ChannelKind>,
     step: u64,
     #[serde(rename = "trigger", borrow)]
     _trigger: Cow<'a, str>,
@@ -282,11 +287,11 @@ struct LineCandidate<'a> {
     #[serde(borrow)]
     file: Cow<'a, str>,
     #[serde(borrow)]
-    decision: Cow<'a, str>,
+    decision: Term<'a, Decision>,
     #[serde(default, borrow)]
-    reason: Option<Cow<'a, str>>,
+    reason: Option<Term<'a, SkipReason>>,
     #[serde(default, borrow)]
-    attribution: Option<Cow<'a, str>>,
+    attribution: Option<Term<'a, Attribution>>,
     #[serde(default)]
     bytes: u64,
 }
@@ -385,6 +390,117 @@ fn may_track(limits: &mut Vec<String>, len: usize, max: usize, what: &str) -> bo
     false
 }
 
+/// The replay of `session`, made on its first event; `None` when it is new
+/// and past the tracking limit (recorded in `stats`).
+fn session_replay<'s>(
+    sessions: &'s mut BTreeMap<String, SessionReplay>,
+    stats: &mut Stats,
+    max: usize,
+    session: &str,
+) -> Option<&'s mut SessionReplay> {
+    if sessions.contains_key(session) {
+        return sessions.get_mut(session);
+    }
+    if !may_track(&mut stats.limits_hit, sessions.len(), max, "sessions") {
+        return None;
+    }
+    Some(sessions.entry(session.to_owned()).or_default())
+}
+
+/// Counts a discovery candidate: in `candidates`, in `scope_skipped` for a
+/// scope miss, and in `decisions` by its decision, as `native` for a rule
+/// the agent loaded itself, or as `skipped:<reason>` (a reason this version
+/// does not know keeps its own name). `key` is a reused buffer.
+fn count_decision(
+    stats: &mut Stats,
+    key: &mut String,
+    candidate: &LineCandidate<'_>,
+    native: bool,
+    injected: bool,
+) {
+    stats.candidates += 1;
+    if candidate
+        .reason
+        .as_ref()
+        .is_some_and(|r| r.is(SkipReason::ScopeMiss))
+    {
+        stats.scope_skipped += 1;
+    }
+    match (&candidate.reason, injected) {
+        _ if native => count(&mut stats.decisions, Attribution::Native.as_str()),
+        (Some(reason), false) => {
+            key.clear();
+            key.push_str(Decision::Skipped.as_str());
+            key.push(':');
+            key.push_str(reason.as_str());
+            count(&mut stats.decisions, key);
+        }
+        _ => count(&mut stats.decisions, candidate.decision.as_str()),
+    }
+}
+
+/// Adds an injected candidate to its file's line of the leaderboard, unless
+/// the file is new and past the tracking limit.
+fn count_file(
+    files: &mut HashMap<String, FileStats>,
+    stats: &mut Stats,
+    max: usize,
+    candidate: &LineCandidate<'_>,
+) {
+    let file_name = candidate.file.as_ref();
+    let tracked = if files.contains_key(file_name)
+        || may_track(&mut stats.limits_hit, files.len(), max, "rule files")
+    {
+        if !files.contains_key(file_name) {
+            files.insert(
+                file_name.to_owned(),
+                FileStats {
+                    file: file_name.to_owned(),
+                    injections: 0,
+                    bytes: 0,
+                    max_bytes: 0,
+                },
+            );
+        }
+        files.get_mut(file_name)
+    } else {
+        None
+    };
+    if let Some(file) = tracked {
+        file.injections += 1;
+        file.bytes = file.bytes.saturating_add(candidate.bytes);
+        file.max_bytes = file.max_bytes.max(candidate.bytes);
+    }
+}
+
+/// Makes `block` the resident block of `file` in a session, unless the
+/// session is past the tracking limit for resident blocks.
+fn place_block(
+    replay: &mut SessionReplay,
+    stats: &mut Stats,
+    max: usize,
+    following: bool,
+    file: &str,
+    block: Resident,
+) {
+    match replay.resident.get_mut(file) {
+        Some(resident) => *resident = block,
+        None => {
+            if following {
+                mark_gone(&mut replay.touches, file);
+            }
+            if may_track(
+                &mut stats.limits_hit,
+                replay.resident.len(),
+                max,
+                "resident blocks in one session",
+            ) {
+                replay.resident.insert(file.to_owned(), block);
+            }
+        }
+    }
+}
+
 impl StatsBuilder {
     /// An empty builder.
     pub fn new(options: StatsOptions) -> Self {
@@ -423,28 +539,7 @@ impl StatsBuilder {
     /// exactly the sequential one: `later` is given back untouched (and
     /// this builder too), and the caller counts those lines again here.
     pub fn merge_following(&mut self, later: StatsBuilder) -> Result<(), Box<StatsBuilder>> {
-        let max = self.max_tracked.unwrap_or(STATS_MAX_TRACKED);
-        let new_sessions = later
-            .sessions
-            .keys()
-            .filter(|s| !self.sessions.contains_key(*s))
-            .count();
-        let new_files = later
-            .files
-            .keys()
-            .filter(|f| !self.files.contains_key(*f))
-            .count();
-        let resident_fits = later.sessions.iter().all(|(name, replay)| {
-            let before = self.sessions.get(name).map_or(0, |r| r.resident.len());
-            before + replay.resident.len() <= max
-        });
-        if !later.following
-            || !self.stats.limits_hit.is_empty()
-            || !later.stats.limits_hit.is_empty()
-            || self.sessions.len() + new_sessions > max
-            || self.files.len() + new_files > max
-            || !resident_fits
-        {
+        if !self.merges_exactly(&later) {
             return Err(Box::new(later));
         }
         let StatsBuilder {
@@ -455,25 +550,7 @@ impl StatsBuilder {
             sessions,
             ..
         } = later;
-        let mine = &mut self.stats;
-        mine.lines += stats.lines;
-        mine.skipped_lines += stats.skipped_lines;
-        mine.startups += stats.startups;
-        mine.discoveries += stats.discoveries;
-        mine.hits += stats.hits;
-        mine.bytes_injected = mine.bytes_injected.saturating_add(stats.bytes_injected);
-        mine.candidates += stats.candidates;
-        mine.scope_skipped += stats.scope_skipped;
-        mine.untracked_events += stats.untracked_events;
-        for (mine, theirs) in [
-            (&mut mine.attribution, stats.attribution),
-            (&mut mine.channels, stats.channels),
-            (&mut mine.decisions, stats.decisions),
-        ] {
-            for (key, n) in theirs {
-                *mine.entry(key).or_default() += n;
-            }
-        }
+        self.merge_counts(stats);
         self.resident.merge(resident);
         self.latency.merge(latency);
         for (name, theirs) in files {
@@ -505,6 +582,57 @@ impl StatsBuilder {
         Ok(())
     }
 
+    /// Whether merging `later` gives exactly what one builder fed every
+    /// line would: it follows this one, and no tracking limit was reached
+    /// or would be by the merge.
+    fn merges_exactly(&self, later: &StatsBuilder) -> bool {
+        let max = self.max_tracked.unwrap_or(STATS_MAX_TRACKED);
+        let new_sessions = later
+            .sessions
+            .keys()
+            .filter(|s| !self.sessions.contains_key(*s))
+            .count();
+        let new_files = later
+            .files
+            .keys()
+            .filter(|f| !self.files.contains_key(*f))
+            .count();
+        let resident_fits = later.sessions.iter().all(|(name, replay)| {
+            let before = self.sessions.get(name).map_or(0, |r| r.resident.len());
+            before + replay.resident.len() <= max
+        });
+        !(!later.following
+            || !self.stats.limits_hit.is_empty()
+            || !later.stats.limits_hit.is_empty()
+            || self.sessions.len() + new_sessions > max
+            || self.files.len() + new_files > max
+            || !resident_fits)
+    }
+
+    /// Adds the totals and distributions by name of a later builder's
+    /// statistics.
+    fn merge_counts(&mut self, stats: Stats) {
+        let mine = &mut self.stats;
+        mine.lines += stats.lines;
+        mine.skipped_lines += stats.skipped_lines;
+        mine.startups += stats.startups;
+        mine.discoveries += stats.discoveries;
+        mine.hits += stats.hits;
+        mine.bytes_injected = mine.bytes_injected.saturating_add(stats.bytes_injected);
+        mine.candidates += stats.candidates;
+        mine.scope_skipped += stats.scope_skipped;
+        mine.untracked_events += stats.untracked_events;
+        for (mine, theirs) in [
+            (&mut mine.attribution, stats.attribution),
+            (&mut mine.channels, stats.channels),
+            (&mut mine.decisions, stats.decisions),
+        ] {
+            for (key, n) in theirs {
+                *mine.entry(key).or_default() += n;
+            }
+        }
+    }
+
     /// Counts one line of a log: an event of [`EVENT_SCHEMA`], or a line
     /// that is not (counted in `skipped_lines`). Blank lines are ignored.
     pub fn push_line(&mut self, line: &str) {
@@ -521,29 +649,12 @@ impl StatsBuilder {
 
     fn push_event(&mut self, event: &LineEvent<'_>) {
         let max = self.max_tracked.unwrap_or(STATS_MAX_TRACKED);
-        let stats = &mut self.stats;
-        self.resident.push(event.resident_bytes);
+        self.count_event(event);
         let is_discovery = event.kind == EventKind::Discovery;
-        if is_discovery {
-            stats.discoveries += 1;
-            stats.hits += u64::from(event.hit);
-            stats.bytes_injected = stats.bytes_injected.saturating_add(event.bytes_injected);
-            self.latency.push(event.elapsed_us);
-            count(&mut stats.channels, &event.channel);
-        } else {
-            stats.startups += 1;
-        }
-
-        let session = event.session.as_ref();
-        if !self.sessions.contains_key(session)
-            && !may_track(&mut stats.limits_hit, self.sessions.len(), max, "sessions")
-        {
+        let stats = &mut self.stats;
+        let Some(replay) = session_replay(&mut self.sessions, stats, max, &event.session) else {
             stats.untracked_events += 1;
             return;
-        }
-        let replay = match self.sessions.get_mut(session) {
-            Some(replay) => replay,
-            None => self.sessions.entry(session.to_owned()).or_default(),
         };
         replay.last_step = replay.last_step.max(event.step);
         for departure in &event.left {
@@ -555,59 +666,32 @@ impl StatsBuilder {
         for candidate in &event.candidates {
             // A rule the agent loaded by itself is in its context, but
             // nothing was injected for it.
-            let native = candidate.attribution.as_deref() == Some("native");
-            let injected = candidate.decision != "skipped" && !native;
+            let native = candidate
+                .attribution
+                .as_ref()
+                .is_some_and(|a| a.is(Attribution::Native));
+            let injected = !candidate.decision.is(Decision::Skipped) && !native;
             if is_discovery {
-                stats.candidates += 1;
-                if candidate.reason.as_deref() == Some("scope_miss") {
-                    stats.scope_skipped += 1;
-                }
-                match (&candidate.reason, injected) {
-                    _ if native => count(&mut stats.decisions, "native"),
-                    (Some(reason), false) => {
-                        self.key.clear();
-                        self.key.push_str("skipped:");
-                        self.key.push_str(reason);
-                        count(&mut stats.decisions, &self.key);
-                    }
-                    _ => count(&mut stats.decisions, &candidate.decision),
-                }
+                count_decision(stats, &mut self.key, candidate, native, injected);
             }
             // A rule left out for the budget without even a pointer
             // (`too_large_for_budget`, 0 bytes) put nothing in.
-            if !injected || (candidate.decision == "too_large_for_budget" && candidate.bytes == 0) {
+            if !injected
+                || (candidate.decision.is(Decision::TooLargeForBudget) && candidate.bytes == 0)
+            {
                 continue;
             }
             if let Some(attribution) = &candidate.attribution {
-                count(&mut stats.attribution, attribution);
+                count(&mut stats.attribution, attribution.as_str());
             }
-            let file_name = candidate.file.as_ref();
-            let tracked = if self.files.contains_key(file_name)
-                || may_track(&mut stats.limits_hit, self.files.len(), max, "rule files")
-            {
-                if !self.files.contains_key(file_name) {
-                    self.files.insert(
-                        file_name.to_owned(),
-                        FileStats {
-                            file: file_name.to_owned(),
-                            injections: 0,
-                            bytes: 0,
-                            max_bytes: 0,
-                        },
-                    );
-                }
-                self.files.get_mut(file_name)
-            } else {
-                None
-            };
-            if let Some(file) = tracked {
-                file.injections += 1;
-                file.bytes = file.bytes.saturating_add(candidate.bytes);
-                file.max_bytes = file.max_bytes.max(candidate.bytes);
-            }
+            count_file(&mut self.files, stats, max, candidate);
             // An imported file has no block of its own: its text is in
             // the importing rule's block, which is resident instead.
-            if candidate.attribution.as_deref() == Some("include") {
+            if candidate
+                .attribution
+                .as_ref()
+                .is_some_and(|a| a.is(Attribution::Include))
+            {
                 continue;
             }
             let block = Resident {
@@ -615,22 +699,7 @@ impl StatsBuilder {
                 introduced: event.step,
                 last_relevant: event.step,
             };
-            match replay.resident.get_mut(file_name) {
-                Some(resident) => *resident = block,
-                None => {
-                    if self.following {
-                        mark_gone(&mut replay.touches, file_name);
-                    }
-                    if may_track(
-                        &mut stats.limits_hit,
-                        replay.resident.len(),
-                        max,
-                        "resident blocks in one session",
-                    ) {
-                        replay.resident.insert(file_name.to_owned(), block);
-                    }
-                }
-            }
+            place_block(replay, stats, max, self.following, &candidate.file, block);
         }
         for file in &event.relevant {
             if let Some(block) = replay.resident.get_mut(file.as_ref()) {
@@ -638,6 +707,22 @@ impl StatsBuilder {
             } else if self.following {
                 mark_relevant(&mut replay.touches, file, event.step);
             }
+        }
+    }
+
+    /// Counts what an event says about itself, whatever its session: its
+    /// kind, and for a discovery its hit, bytes, latency and channel.
+    fn count_event(&mut self, event: &LineEvent<'_>) {
+        let stats = &mut self.stats;
+        self.resident.push(event.resident_bytes);
+        if event.kind == EventKind::Discovery {
+            stats.discoveries += 1;
+            stats.hits += u64::from(event.hit);
+            stats.bytes_injected = stats.bytes_injected.saturating_add(event.bytes_injected);
+            self.latency.push(event.elapsed_us);
+            count(&mut stats.channels, event.channel.as_str());
+        } else {
+            stats.startups += 1;
         }
     }
 

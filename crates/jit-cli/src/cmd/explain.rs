@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use camino::Utf8PathBuf;
 use jit_core::{
-    Discovery, LoadedRule, Session, SessionConfig, SkipReason, SkippedRule, StartupReport, Tier,
+    Decision, Discovery, LoadedRule, Session, SessionConfig, SkipReason, SkippedRule,
+    StartupReport, Tier,
 };
 use serde::Serialize;
 
@@ -153,7 +154,7 @@ fn write_tables(out: &mut impl Write, report: &Report, shown: &Shown) -> std::io
         let mut rows: Vec<[String; 4]> = Vec::new();
         for loaded in &startup.loaded {
             rows.push([
-                "loaded".to_owned(),
+                Decision::Loaded.as_str().to_owned(),
                 shown.path(&loaded.file).into_owned(),
                 loaded.attribution.as_str().to_owned(),
                 format!("{} B", loaded.bytes),
@@ -183,12 +184,8 @@ fn write_tables(out: &mut impl Write, report: &Report, shown: &Shown) -> std::io
         )?;
         let mut rows: Vec<[String; 4]> = Vec::new();
         for loaded in &step.loaded {
-            let what = match loaded.decision {
-                jit_core::LoadKind::Loaded => "loaded",
-                jit_core::LoadKind::Replaced => "replaced",
-            };
             rows.push([
-                what.to_owned(),
+                loaded.decision.as_str().to_owned(),
                 shown.path(&loaded.file).into_owned(),
                 loaded.attribution.as_str().to_owned(),
                 format!(
@@ -268,7 +265,7 @@ fn table_rows<'a>(
 ) -> impl Iterator<Item = [String; 4]> + 'a {
     skipped_rows(skipped).into_iter().map(move |row| {
         [
-            "skipped".to_owned(),
+            Decision::Skipped.as_str().to_owned(),
             shown.path(&row.file).into_owned(),
             row.reason.to_owned(),
             row.detail,

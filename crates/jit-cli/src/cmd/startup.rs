@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_core::{DiscoveryState, StartupOptions, StartupReport};
+use jit_core::{DiscoveryState, StartupOptions, StartupReport, Tier};
 
 use crate::cmd::non_empty_path;
 use crate::conventions::ConventionsArg;
@@ -203,10 +203,7 @@ fn write_report(
 ) -> std::io::Result<()> {
     writeln!(out, "signals: {}", signals(&report.signals))?;
     for loaded in &report.loaded {
-        let tier = loaded
-            .tier
-            .map(|t| format!("{t:?}").to_lowercase())
-            .unwrap_or_default();
+        let tier = loaded.tier.map_or("", Tier::as_str);
         writeln!(
             out,
             "  loaded   {:<8} {}  ({} B)",

@@ -734,10 +734,7 @@ fn step_load(
         let mut detail = format!(
             "touching {} injects it now: {} ({}, {} bytes)",
             candidate.path,
-            match loaded.decision {
-                jit_core::LoadKind::Loaded => "loaded",
-                jit_core::LoadKind::Replaced => "replaced",
-            },
+            loaded.decision.as_str(),
             loaded.attribution.as_str(),
             loaded.bytes
         );

@@ -107,7 +107,7 @@ pub fn render(report: &Replay, transcript: &str, root: &str) -> String {
                 format!(
                     "<span class=\"rule\">{}</span> <small>{} · {}</small>",
                     escape(&l.file),
-                    escape(&l.attribution),
+                    escape(l.attribution.as_str()),
                     size(l.bytes)
                 )
             })
@@ -115,7 +115,7 @@ pub fn render(report: &Replay, transcript: &str, root: &str) -> String {
         let reasons = step.skip_counts();
         let skipped: Vec<String> = reasons
             .iter()
-            .map(|(r, n)| format!("{n} {}", escape(r)))
+            .map(|(r, n)| format!("{n} {}", escape(r.as_str())))
             .collect();
         let _ = writeln!(
             page,

@@ -65,12 +65,12 @@ pub struct Step {
 impl Step {
     /// How many candidates were skipped for each reason, in order of first
     /// appearance: the compact form the timelines show.
-    pub fn skip_counts(&self) -> Vec<(&str, usize)> {
-        let mut counts: Vec<(&str, usize)> = Vec::new();
+    pub fn skip_counts(&self) -> Vec<(SkipReason, usize)> {
+        let mut counts: Vec<(SkipReason, usize)> = Vec::new();
         for skipped in &self.skipped {
             match counts.iter_mut().find(|(r, _)| *r == skipped.reason) {
                 Some((_, n)) => *n += 1,
-                None => counts.push((&skipped.reason, 1)),
+                None => counts.push((skipped.reason, 1)),
             }
         }
         counts
@@ -82,8 +82,8 @@ impl Step {
 pub struct Loaded {
     /// The rule file.
     pub file: String,
-    /// Why (`jit_nested_file`, `jit_scoped_rule`, `session_start`, ...).
-    pub attribution: String,
+    /// Why (`nested_traversal`, `path_glob_match`, `session_start`, ...).
+    pub attribution: Attribution,
     /// Bytes injected.
     pub bytes: u64,
 }
@@ -94,7 +94,7 @@ pub struct Skipped {
     /// The candidate file (or the touched path, for `outside_root`).
     pub file: String,
     /// Why (`scope_miss`, `already_loaded`, `outside_root`, ...).
-    pub reason: String,
+    pub reason: SkipReason,
 }
 
 /// The comparison.
@@ -348,7 +348,7 @@ impl Run {
                 .filter(|l| l.bytes > 0 || l.included_by.is_none())
                 .map(|l| Loaded {
                     file: l.file.clone(),
-                    attribution: l.attribution.as_str().to_owned(),
+                    attribution: l.attribution,
                     bytes: l.bytes as u64,
                 })
                 .collect(),
@@ -357,7 +357,7 @@ impl Run {
                 .iter()
                 .map(|s| Skipped {
                     file: s.file.clone(),
-                    reason: s.reason.as_str().to_owned(),
+                    reason: s.reason,
                 })
                 .collect(),
             tools: Vec::new(),
@@ -409,7 +409,7 @@ impl Run {
             for l in &report.loaded {
                 step.loaded.push(Loaded {
                     file: l.file.clone(),
-                    attribution: l.attribution.as_str().to_owned(),
+                    attribution: l.attribution,
                     bytes: l.bytes as u64,
                 });
                 self.injections
@@ -478,7 +478,7 @@ impl Run {
             }
             step.loaded.push(Loaded {
                 file: l.file.clone(),
-                attribution: l.attribution.as_str().to_owned(),
+                attribution: l.attribution,
                 bytes: l.bytes as u64,
             });
             self.injections.push((
@@ -494,7 +494,7 @@ impl Run {
             }
             let skipped = Skipped {
                 file: s.file.clone(),
-                reason: s.reason.as_str().to_owned(),
+                reason: s.reason,
             };
             if !step.skipped.contains(&skipped) {
                 step.skipped.push(skipped);
