@@ -14,8 +14,9 @@ const LEAVES: &[&str] = &["jit-bash", "jit-imports"];
 const CORE: &str = "jit-core";
 /// Plug-ins implement `jit-core`'s traits and register with its `inventory`.
 const PLUGINS: &[&str] = &["jit-git", "jit-tools"];
-/// Binaries and test crates, which may use anything and which nothing uses.
-const TOP: &[&str] = &["jit-cli", "tests", "xtask"];
+/// Binaries and test crates, which may use anything and which nothing uses
+/// (`bench-tree`, the benchmark fixtures, only as a dev-dependency).
+const TOP: &[&str] = &["bench-tree", "jit-cli", "tests", "xtask"];
 
 /// External crates that must stay out of some workspace crates' builds, and why.
 const CONFINED: &[(&str, &[&str], &str)] = &[(
