@@ -17,8 +17,9 @@ const BASE: &str = "jit-base";
 const CORE: &str = "jit-core";
 /// Plug-ins implement `jit-base`'s traits and register with its `inventory`.
 const PLUGINS: &[&str] = &["jit-git", "jit-tools"];
-/// Binaries and test crates, which may use anything and which nothing uses.
-const TOP: &[&str] = &["jit-cli", "tests", "xtask"];
+/// Binaries and test crates, which may use anything and which nothing uses
+/// (`bench-tree`, the benchmark fixtures, only as a dev-dependency).
+const TOP: &[&str] = &["bench-tree", "jit-cli", "tests", "xtask"];
 
 /// Crates with default features that a harness author may turn off; each is
 /// checked a second time as built that way, under [`no_defaults`]'s name.

@@ -1,0 +1,226 @@
+//! Whole-process wall time of a fresh `jit` process's first touch of a deep file in the generated 20,000-file monorepo, and of `jit startup` on the 100,000-file one beside `git status`.
+//!
+//! Run with `cargo bench -p jit-cli --bench first_touch`. The trees come
+//! from the `bench-tree` generator, each made once per run in a temporary
+//! directory:
+//!
+//! * `first_touch_fresh_process`: `jit explain --no-startup --json --root
+//!   TREE DEEP_FILE` on [`bench_tree::Spec::monorepo_20k`], the first touch
+//!   of a file 8 directories down with 8 Claude rules and two `AGENTS.md` on
+//!   its chain, in a new process each sample (conventions detected as the
+//!   command does by default). divan times the whole process; the engine's
+//!   own `elapsed_us` for the step (from the JSON) is printed once, its
+//!   median over 30 runs, to stderr.
+//! * `startup_root`, `startup_cwd` and `git_status`: `jit startup --json` at
+//!   the root and with `--cwd services/billing`, and `git status --porcelain
+//!   -z -uall`, on [`bench_tree::Spec::monorepo_100k`] committed to git
+//!   (`scoped`), and on the same tree without any scoped rule (`unscoped`:
+//!   no `.claude` folder anywhere). The engine's own `elapsed_us` of each
+//!   startup is printed too.
+//!
+//! Every process runs with an empty temporary `HOME`, so no user rules are
+//! read.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark fixture that cannot be built should fail loudly"
+)]
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use bench_tree::{Spec, Tree};
+use divan::Bencher;
+
+/// The `--cwd` of `startup_cwd`: a package two levels down, on the chain.
+const CWD: &str = "services/billing";
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    tree: Tree,
+    home: PathBuf,
+}
+
+fn repo(spec: &Spec) -> Repo {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = bench_tree::generate(&dir.path().join("repo"), spec).unwrap();
+    let home = dir.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    Repo {
+        _dir: dir,
+        tree,
+        home,
+    }
+}
+
+/// The 20k tree (no git: `explain --root` needs none).
+fn touch_repo() -> &'static Repo {
+    static REPO: OnceLock<Repo> = OnceLock::new();
+    REPO.get_or_init(|| {
+        let repo = repo(&Spec::monorepo_20k());
+        // The benchmark measures nothing unless the touch loads the chain.
+        let doc = first_touch_once(&repo);
+        let loaded: Vec<&str> = doc["steps"][0]["loaded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["file"].as_str().unwrap())
+            .collect();
+        for rule in repo.tree.chain_rules.iter().chain(&repo.tree.chain_agents) {
+            assert!(loaded.contains(&rule.as_str()), "{rule} not in {loaded:?}");
+        }
+        repo
+    })
+}
+
+/// The 100k tree committed to git, with scoped rules or without any.
+fn startup_repo(variant: &str) -> &'static Repo {
+    static SCOPED: OnceLock<Repo> = OnceLock::new();
+    static UNSCOPED: OnceLock<Repo> = OnceLock::new();
+    let (cell, spec) = match variant {
+        "scoped" => (&SCOPED, Spec::monorepo_100k().with_git()),
+        "unscoped" => (
+            &UNSCOPED,
+            Spec::monorepo_100k().with_git().without_scoped_rules(),
+        ),
+        other => panic!("unknown variant {other}"),
+    };
+    cell.get_or_init(|| {
+        let repo = repo(&spec);
+        let doc = startup_once(&repo, None);
+        let loaded = doc["loaded"].as_array().unwrap();
+        assert!(
+            loaded.iter().any(|l| l["file"] == "CLAUDE.md"),
+            "{}",
+            doc["loaded"]
+        );
+        repo
+    })
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not, and
+    // only runs each benchmark once.
+    let benchmarking = std::env::args().any(|arg| arg == "--bench");
+    let listing = std::env::args().any(|arg| arg == "--list");
+    if benchmarking && !listing {
+        engine_medians();
+    }
+    divan::main();
+}
+
+/// The engine's own time (`elapsed_us` in the JSON), which divan cannot
+/// see inside the process: medians over several runs.
+fn engine_medians() {
+    let median = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    let repo = touch_repo();
+    let runs = 30;
+    let touch: Vec<u64> = (0..runs)
+        .map(|_| {
+            first_touch_once(repo)["steps"][0]["elapsed_us"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    eprintln!(
+        "first touch of {} (20k tree): engine elapsed_us median {} over {runs} processes",
+        repo.tree.deep_file,
+        median(touch)
+    );
+    let runs = 10;
+    for variant in ["scoped", "unscoped"] {
+        let repo = startup_repo(variant);
+        for cwd in [None, Some(CWD)] {
+            let times: Vec<u64> = (0..runs)
+                .map(|_| startup_once(repo, cwd)["elapsed_us"].as_u64().unwrap())
+                .collect();
+            eprintln!(
+                "startup ({variant} 100k tree, cwd {}): engine elapsed_us median {} over {runs} \
+                 processes",
+                cwd.unwrap_or("the root"),
+                median(times)
+            );
+        }
+    }
+}
+
+/// Runs `jit` in the repository's root with `args`; returns its JSON.
+fn jit(repo: &Repo, args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_jit"))
+        .args(args)
+        .current_dir(&repo.tree.root)
+        .env("HOME", &repo.home)
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn first_touch_once(repo: &Repo) -> serde_json::Value {
+    let root = repo.tree.root.to_str().unwrap();
+    jit(
+        repo,
+        &[
+            "explain",
+            "--no-startup",
+            "--json",
+            "--root",
+            root,
+            &repo.tree.deep_file,
+        ],
+    )
+}
+
+fn startup_once(repo: &Repo, cwd: Option<&str>) -> serde_json::Value {
+    let root = repo.tree.root.to_str().unwrap();
+    let mut args = vec!["startup", "--json", "--root", root];
+    if let Some(cwd) = cwd {
+        args.extend(["--cwd", cwd]);
+    }
+    jit(repo, &args)
+}
+
+/// One new `jit` process's first touch of the deep file.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn first_touch_fresh_process(bencher: Bencher) {
+    let repo = touch_repo();
+    bencher.bench(|| first_touch_once(repo));
+}
+
+/// `jit startup` with the session at the root.
+#[divan::bench(args = ["scoped", "unscoped"], sample_count = 10, sample_size = 1)]
+fn startup_root(bencher: Bencher, variant: &str) {
+    let repo = startup_repo(variant);
+    bencher.bench(|| startup_once(repo, None));
+}
+
+/// `jit startup` with the session in a package ([`CWD`]).
+#[divan::bench(args = ["scoped", "unscoped"], sample_count = 10, sample_size = 1)]
+fn startup_cwd(bencher: Bencher, variant: &str) {
+    let repo = startup_repo(variant);
+    bencher.bench(|| startup_once(repo, Some(CWD)));
+}
+
+/// What startup is compared with: `git status --porcelain -z -uall` at the
+/// root, with no system or user git configuration.
+#[divan::bench(args = ["scoped", "unscoped"], sample_count = 10, sample_size = 1)]
+fn git_status(bencher: Bencher, variant: &str) {
+    let repo = startup_repo(variant);
+    bencher.bench(|| {
+        let out = Command::new("git")
+            .args(["status", "--porcelain", "-z", "-uall"])
+            .current_dir(&repo.tree.root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout.len()
+    });
+}

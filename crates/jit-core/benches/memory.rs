@@ -1,0 +1,77 @@
+//! Heap held by one `Engine` and its `DiscoveryState` after a file in every directory of a generated monorepo has been discovered.
+//!
+//! Run with `cargo bench -p jit-core --bench memory`. A counting global
+//! allocator (`bench_tree::CountingAlloc`: the system allocator plus a count
+//! of live bytes) is read before the engine is made and after one file of
+//! every directory has been discovered, in the trees of
+//! `bench_tree::Spec::monorepo_20k` and `monorepo_100k` (2,000 and 10,000
+//! directories with rules, imports and scoped rules). The difference is
+//! what the engine and the state hold (requested sizes, without the
+//! allocator's own overhead); the discoveries' results are dropped as they
+//! come. It is printed in all and per 2,000 directories, the unit the
+//! state grows by in a session that roams the repository.
+//!
+//! Without `--bench` (`cargo test --benches`) it runs on a small tree only,
+//! to check that the measurement works.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmark setup fails loudly"
+)]
+
+use bench_tree::{CountingAlloc, Spec};
+use camino::Utf8Path;
+use jit_core::{DiscoveryState, Engine};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc::new();
+
+fn main() {
+    let benchmarking = std::env::args().any(|arg| arg == "--bench");
+    let specs = if benchmarking {
+        vec![
+            ("20k", Spec::monorepo_20k()),
+            ("100k", Spec::monorepo_100k()),
+        ]
+    } else {
+        vec![(
+            "small",
+            Spec {
+                files: 2_000,
+                dirs: 200,
+                memory_files: 20,
+                ..Spec::monorepo_20k()
+            },
+        )]
+    };
+    for (name, spec) in specs {
+        measure(name, &spec);
+    }
+}
+
+fn measure(name: &str, spec: &Spec) {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = bench_tree::generate(&dir.path().join("repo"), spec).unwrap();
+    let files: Vec<&Utf8Path> = tree.dir_files.iter().map(Utf8Path::new).collect();
+    let before = ALLOC.live_bytes();
+    let engine = Engine::new(&tree.root).unwrap();
+    let mut state = DiscoveryState::default();
+    let mut loaded = 0;
+    for file in &files {
+        loaded += engine
+            .discover(&mut state, file, engine.root())
+            .loaded
+            .len();
+    }
+    let held = ALLOC.live_bytes() - before;
+    // One rule at least per directory holding one, or nothing was read.
+    assert!(loaded >= tree.memory_files.len() / 2, "{loaded}");
+    assert!(state.is_loaded(&engine.root().join("CLAUDE.md")));
+    let dirs = tree.dirs.len() + 1;
+    eprintln!(
+        "{name}: Engine + DiscoveryState after touching a file in each of {dirs} directories \
+         ({loaded} rules loaded): {held} bytes live, {:.0} bytes per 2,000 directories",
+        held as f64 * 2_000.0 / dirs as f64
+    );
+    drop((engine, state));
+}

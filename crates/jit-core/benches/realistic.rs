@@ -1,0 +1,289 @@
+//! JIT discovery on a realistic 20,000-file monorepo (the `bench-tree` generator): cold, warm sibling, warm same file, and the syscall floor under each.
+//!
+//! Run with `cargo bench -p jit-core --bench realistic`. The tree is
+//! [`bench_tree::Spec::monorepo_20k`], generated once per run in a temporary
+//! directory: 2,000 directories up to 8 deep, 50 `CLAUDE.md`/`AGENTS.md`, a
+//! root `CLAUDE.md` importing four files, a dozen scoped rules in the root's
+//! `.claude/rules` and a nested `.claude/rules` on the benchmark chain. The
+//! benchmarked file sits 8 directories down with 8 Claude rules on its chain
+//! (five `CLAUDE.md`, three scoped rules whose `paths:` match it); the
+//! engine is the default one (the Claude convention), so the chain's two
+//! `AGENTS.md` are not candidates here.
+//!
+//! * `cold`: a fresh `Engine` and `DiscoveryState` (a new process's first
+//!   touch) discover the deep file: every level scanned, every rule read
+//!   and parsed, the root's imports expanded.
+//! * `warm_sibling`: the state that has discovered the deep file discovers
+//!   the file next to it.
+//! * `warm_same_file`: the same state touches the deep file again.
+//! * `floor_warm`: the syscalls no warm touch can avoid, timed bare.
+//! * `floor_cold_listing` and `floor_cold_probes`: the syscalls no cold
+//!   touch can avoid, with one directory listing per level or one probe per
+//!   candidate name per level.
+//!
+//! The page cache is warm for every benchmark: "cold" is the engine's
+//! caches, not the disk's.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmark setup fails loudly"
+)]
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use bench_tree::{Spec, Tree};
+use camino::Utf8PathBuf;
+use divan::Bencher;
+use jit_core::{DiscoveryState, Engine};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    tree: Tree,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let tree = bench_tree::generate(&dir.path().join("repo"), &Spec::monorepo_20k()).unwrap();
+        check_engine_agrees(&tree);
+        Fixture { _dir: dir, tree }
+    })
+}
+
+/// The benchmarks measure nothing unless a touch of the deep file loads the
+/// chain's rules and the root's imports, and a touch of its sibling loads
+/// nothing new: check it once.
+fn check_engine_agrees(tree: &Tree) {
+    let engine = Engine::new(&tree.root).unwrap();
+    let mut state = DiscoveryState::default();
+    let first = engine.discover(&mut state, &deep(tree), engine.root());
+    let rules: BTreeSet<&str> = first
+        .loaded
+        .iter()
+        .filter(|l| l.included_by.is_none())
+        .map(|l| l.file.as_str())
+        .collect();
+    let expected: BTreeSet<&str> = tree.chain_rules.iter().map(String::as_str).collect();
+    assert_eq!(rules, expected, "{first:#?}");
+    assert_eq!(rules.len(), 8);
+    let imports: BTreeSet<&str> = first
+        .loaded
+        .iter()
+        .filter(|l| l.included_by.is_some())
+        .map(|l| l.file.as_str())
+        .collect();
+    let expected: BTreeSet<&str> = tree.imports.iter().map(String::as_str).collect();
+    assert_eq!(imports, expected, "{first:#?}");
+    let sibling = engine.discover(&mut state, &sibling(tree), engine.root());
+    assert!(sibling.loaded.is_empty(), "{sibling:#?}");
+}
+
+fn deep(tree: &Tree) -> Utf8PathBuf {
+    Utf8PathBuf::from(&tree.deep_file)
+}
+
+fn sibling(tree: &Tree) -> Utf8PathBuf {
+    Utf8PathBuf::from(&tree.sibling_file)
+}
+
+/// The directories from the root down to the deep file's, absolute.
+fn chain_dirs(tree: &Tree) -> Vec<PathBuf> {
+    let mut dirs = vec![tree.root.clone()];
+    let mut current = tree.root.clone();
+    let parts: Vec<&str> = tree.deep_file.split('/').collect();
+    for part in &parts[..parts.len() - 1] {
+        current.push(part);
+        dirs.push(current.clone());
+    }
+    dirs
+}
+
+/// The `.claude/rules` folders of the chain's directories, absolute.
+fn chain_rule_folders(tree: &Tree) -> Vec<PathBuf> {
+    chain_dirs(tree)
+        .into_iter()
+        .map(|dir| dir.join(".claude/rules"))
+        .filter(|folder| folder.is_dir())
+        .collect()
+}
+
+/// Every file a cold touch must read: each `CLAUDE.md` on the chain, every
+/// rule in the chain's `.claude/rules` folders (the ones whose `paths:`
+/// miss the file too: their frontmatter must be read to know it), and the
+/// root `CLAUDE.md`'s imports, which its block inlines.
+fn cold_reads(tree: &Tree) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = tree
+        .chain_rules
+        .iter()
+        .filter(|rule| !rule.contains(".claude/rules/"))
+        .map(|rule| tree.root.join(rule))
+        .collect();
+    for folder in chain_rule_folders(tree) {
+        for entry in fs::read_dir(folder).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+    }
+    files.extend(tree.imports.iter().map(|i| tree.root.join(i)));
+    files
+}
+
+fn main() {
+    let tree = &fixture().tree;
+    eprintln!(
+        "fixture: {} ({} files in {} directories; {} rules on the chain of {}; a cold touch \
+         reads {} files)",
+        tree.root.display(),
+        tree.files,
+        tree.dirs.len(),
+        tree.chain_rules.len(),
+        tree.deep_file,
+        cold_reads(tree).len()
+    );
+    divan::main();
+}
+
+/// A new process's first touch: a fresh engine and state discover the deep
+/// file.
+#[divan::bench]
+fn cold(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let path = deep(tree);
+    bencher
+        .with_inputs(DiscoveryState::default)
+        .bench_local_refs(|state| {
+            let engine = Engine::new(&tree.root).unwrap();
+            engine.discover(state, &path, engine.root())
+        });
+}
+
+/// The touch of a file next to one already discovered.
+///
+/// Each sample starts from a clone of the state that has discovered the
+/// deep file and nothing else (the clone is made outside the timed
+/// region), so every sample is exactly the first touch of the sibling, as a
+/// session makes it. Touching the sibling again and again in one state
+/// would time its second and later touches instead, which a session makes
+/// too but which is `warm_same_file`'s case; alternating two siblings would
+/// also leave each warm after one round. The clone costs some cache
+/// warmth (its hash maps are new allocations), which only makes the figure
+/// a little pessimistic.
+#[divan::bench]
+fn warm_sibling(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let engine = Engine::new(&tree.root).unwrap();
+    let mut warm = DiscoveryState::default();
+    engine.discover(&mut warm, &deep(tree), engine.root());
+    let path = sibling(tree);
+    bencher
+        .with_inputs(|| warm.clone())
+        .bench_local_refs(|state| engine.discover(state, &path, engine.root()));
+}
+
+/// The deep file touched again by the state that discovered it (every
+/// sample is the same warm touch: a repeated touch changes nothing).
+#[divan::bench]
+fn warm_same_file(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let engine = Engine::new(&tree.root).unwrap();
+    let mut state = DiscoveryState::default();
+    engine.discover(&mut state, &deep(tree), engine.root());
+    let path = deep(tree);
+    bencher.bench_local(|| engine.discover(&mut state, &path, engine.root()));
+}
+
+/// The warm floor: what a warm touch must still ask the filesystem to know
+/// that nothing changed. One `symlink_metadata` (lstat) per level of the
+/// chain, the root and the file's own directory included (9: any level may
+/// have become a symlink, gained or lost a rule), plus one `metadata`
+/// (stat) per rule file loaded on the chain (8: any may have been edited).
+/// The four imported files are not counted.
+#[divan::bench]
+fn floor_warm(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let dirs = chain_dirs(tree);
+    let rules: Vec<PathBuf> = tree.chain_rules.iter().map(|r| tree.root.join(r)).collect();
+    assert_eq!((dirs.len(), rules.len()), (9, 8));
+    bencher.bench(|| {
+        let mut ok = 0;
+        for dir in &dirs {
+            ok += usize::from(fs::symlink_metadata(dir).is_ok());
+        }
+        for rule in &rules {
+            ok += usize::from(fs::metadata(rule).is_ok());
+        }
+        ok
+    });
+}
+
+/// The cold floor with listings: per level of the chain (9), one `lstat`
+/// of the directory and one listing of it (`read_dir` read to its end),
+/// which names every candidate present; one listing of each `.claude/rules`
+/// folder on the chain (2: the root's, the nested one); then every file
+/// [`cold_reads`] names read whole (5 `CLAUDE.md`, 14 scoped rules, 4
+/// imports). No parsing, matching or path resolution.
+#[divan::bench]
+fn floor_cold_listing(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let dirs = chain_dirs(tree);
+    let folders = chain_rule_folders(tree);
+    let reads = cold_reads(tree);
+    assert_eq!((dirs.len(), folders.len(), reads.len()), (9, 2, 23));
+    bencher.bench(|| {
+        let mut seen = 0;
+        for dir in &dirs {
+            seen += usize::from(fs::symlink_metadata(dir).is_ok());
+            seen += fs::read_dir(dir).unwrap().count();
+        }
+        for folder in &folders {
+            seen += fs::read_dir(folder).unwrap().count();
+        }
+        for file in &reads {
+            seen += fs::read(file).unwrap().len();
+        }
+        seen
+    });
+}
+
+/// The Claude convention's candidate names in a directory, and its rule
+/// folder's parent: what a probe-per-name scan stats at each level.
+const CLAUDE_PROBES: [&str; 7] = [
+    "CLAUDE.md",
+    ".claude.md",
+    "claude.md",
+    ".claude/CLAUDE.md",
+    ".claude/instructions.md",
+    "CLAUDE.local.md",
+    ".claude/rules",
+];
+
+/// The cold floor with probes instead of listings: per level of the chain
+/// (9), one `lstat` of the directory and one `lstat` per name in
+/// [`CLAUDE_PROBES`] (7); one listing of each `.claude/rules` folder found
+/// (2); then the same reads as `floor_cold_listing` (23 files).
+#[divan::bench]
+fn floor_cold_probes(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let dirs = chain_dirs(tree);
+    let folders = chain_rule_folders(tree);
+    let reads = cold_reads(tree);
+    bencher.bench(|| {
+        let mut seen = 0;
+        for dir in &dirs {
+            seen += usize::from(fs::symlink_metadata(dir).is_ok());
+            for name in CLAUDE_PROBES {
+                seen += usize::from(fs::symlink_metadata(dir.join(name)).is_ok());
+            }
+        }
+        for folder in &folders {
+            seen += fs::read_dir(folder).unwrap().count();
+        }
+        for file in &reads {
+            seen += fs::read(file).unwrap().len();
+        }
+        seen
+    });
+}
