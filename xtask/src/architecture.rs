@@ -436,6 +436,7 @@ mod tests {
             ("jit-cli", &["jit-core", "jit-tools", "jit-git"], &["gix"]),
             ("xtask", &["jit-core", "jit-tools"], &["cargo_metadata"]),
             ("tests", &[], &[]),
+            ("bench-tree", &[], &[]),
         ] {
             graph
                 .deps

@@ -24,10 +24,10 @@ use scan::DirScan;
 pub use state::DiscoveryState;
 pub(crate) use state::StoredStamp;
 
-use jit_base::{Error, ErrorKind, Registry, SkippedInput, relative_to, resolve_parents, slash};
 use crate::rule::{LoadedRule, SkipReason, SkippedRule};
 use crate::scope::TouchedPathMatcher;
 use crate::source::{ClaudeSource, RuleSource};
+use jit_base::{Error, ErrorKind, Registry, SkippedInput, relative_to, resolve_parents, slash};
 
 /// The default cap on one rule file's size: 256 KiB.
 pub const DEFAULT_MAX_RULE_BYTES: u64 = 256 * 1024;

@@ -14,8 +14,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::Engine;
 use super::state::DiscoveryState;
-use jit_base::{Real, real_within, relative_to, slash};
 use crate::rule::Stamp;
+use jit_base::{Real, real_within, relative_to, slash};
 
 /// One directory of a walk: its lexical root-relative path and where it really is.
 #[derive(Debug, Clone)]
