@@ -24,9 +24,9 @@ use scan::DirScan;
 pub use state::DiscoveryState;
 pub(crate) use state::StoredStamp;
 
+use crate::rule::scope::TouchedPathMatcher;
+use crate::rule::source::{ClaudeSource, RuleSource};
 use crate::rule::{LoadedRule, SkipReason, SkippedRule};
-use crate::scope::TouchedPathMatcher;
-use crate::source::{ClaudeSource, RuleSource};
 use jit_base::{Error, ErrorKind, Registry, SkippedInput, relative_to, resolve_parents, slash};
 
 /// The default cap on one rule file's size: 256 KiB.

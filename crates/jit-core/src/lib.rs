@@ -53,22 +53,11 @@
 #![deny(missing_docs)]
 
 mod discover;
-mod events;
 mod lint_support;
-mod manifest;
-mod prompt;
 mod rule;
 mod session;
 mod stats;
 mod why;
-
-// The seam of the move into `discover/` and `rule/`: modules that still name
-// `crate::engine`, `crate::startup`, `crate::frontmatter`, `crate::scope` or
-// `crate::source` resolve through these aliases. Remove them once every
-// module uses the new paths (`crate::discover::...`, `crate::rule::...`).
-use discover as engine;
-use discover::startup;
-use rule::{frontmatter, scope, source};
 
 pub use discover::index::{
     DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, detect_conventions, find_rule_files,
@@ -78,32 +67,32 @@ pub use discover::{
     DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER,
     ToolCallDiscovery,
 };
-pub use events::{
-    Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339,
-};
+pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text};
 #[doc(hidden)]
-pub use frontmatter::opens_like_frontmatter;
-pub use frontmatter::{
+pub use rule::frontmatter::opens_like_frontmatter;
+pub use rule::frontmatter::{
     Frontmatter, MAX_FRONTMATTER_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, Patterns,
 };
-pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text};
-pub use manifest::{
-    BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
-    ManifestEntry,
-};
-pub use prompt::{CACHE_BOUNDARY, PromptBlock, SystemPrompt};
-#[doc(hidden)]
-pub use rule::{__fuzz_parse_rule, FuzzVerdict};
-pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
-pub use scope::{CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS};
-pub use session::{
-    Channel, DEFAULT_BUDGET_BYTES, DEFAULT_JIT_CONTEXT, Injection, LoadTrigger, NativeLoads,
-    SNAPSHOT_FORMAT, Session, SessionConfig, SessionSnapshot, ToolCall, block_header,
-};
-pub use source::{
+pub use rule::scope::{CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS};
+pub use rule::source::{
     AgentsSource, CONVENTIONS, ClaudeSource, ClineSource, CopilotSource, CursorSource,
     DEFAULT_AGENTS_BUDGET_BYTES, GeminiSource, Imports, Precedence, RuleDir, RuleSource, ScopeSpec,
     SourceOptions, UserLevel, all_sources, default_managed_path, source_by_name,
+};
+#[doc(hidden)]
+pub use rule::{__fuzz_parse_rule, FuzzVerdict};
+pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
+pub use session::events::{
+    Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339,
+};
+pub use session::manifest::{
+    BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,
+    ManifestEntry,
+};
+pub use session::prompt::{CACHE_BOUNDARY, PromptBlock, SystemPrompt};
+pub use session::{
+    Channel, DEFAULT_BUDGET_BYTES, DEFAULT_JIT_CONTEXT, Injection, LoadTrigger, NativeLoads,
+    SNAPSHOT_FORMAT, Session, SessionConfig, SessionSnapshot, ToolCall, block_header,
 };
 pub use stats::{
     DebtRow, FileStats, Percentiles, STATS_MAX_TRACKED, Stats, StatsBuilder, StatsOptions,

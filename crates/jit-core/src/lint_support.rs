@@ -1,8 +1,8 @@
 //! What a rule-file linter needs from the engine: a rule's text judged exactly as the engine judges it, with the file lines its findings point at.
 
-use crate::frontmatter::{self, Frontmatter};
+use crate::rule::frontmatter::{self, Frontmatter};
+use crate::rule::source::{RuleSource, ScopeSpec};
 use crate::rule::{RuleScope, SkipReason, parse_rule};
-use crate::source::{RuleSource, ScopeSpec};
 
 /// A rule file's text, judged by the engine's own parser and scope rules.
 ///
@@ -203,7 +203,7 @@ fn scan_keys(text: &str) -> (Vec<(String, usize)>, Option<Fences>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::ClaudeSource;
+    use crate::rule::source::ClaudeSource;
 
     #[test]
     fn lines_are_file_lines_with_crlf_and_blank_lines_before_the_fence() {

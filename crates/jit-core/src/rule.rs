@@ -12,9 +12,9 @@ use std::time::SystemTime;
 use camino::Utf8Path;
 use serde::Serialize;
 
-use crate::events::vocabulary;
-use crate::scope::{CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS};
-use crate::source::{RuleSource, ScopeSpec};
+use crate::rule::scope::{CompiledScope, MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS};
+use crate::rule::source::{RuleSource, ScopeSpec};
+use crate::session::events::vocabulary;
 
 vocabulary! {
     /// Why a rule was injected.

@@ -1,5 +1,9 @@
 //! Sessions: one per agent context, owning the discovery state, the prompt, the manifest and the event log.
 
+pub(crate) mod events;
+pub(crate) mod manifest;
+pub(crate) mod prompt;
+
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -10,15 +14,15 @@ use jit_base::{AuditReport, Error, ErrorKind, Registry, audit};
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Discovery, DiscoveryState, Engine, StoredStamp};
-use crate::events::{
+use crate::discover::startup::{StartupOptions, StartupReport};
+use crate::discover::{Discovery, DiscoveryState, Engine, StoredStamp};
+use crate::rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule};
+use crate::session::events::{
     Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, EventWriter,
     now_rfc3339,
 };
-use crate::manifest::{BlockForm, DebtEntry, LeaveReason, Manifest, ManifestEntry, fnv1a};
-use crate::prompt::{PromptBlock, SystemPrompt, headings};
-use crate::rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule};
-use crate::startup::{StartupOptions, StartupReport};
+use crate::session::manifest::{BlockForm, DebtEntry, LeaveReason, Manifest, ManifestEntry, fnv1a};
+use crate::session::prompt::{PromptBlock, SystemPrompt, headings};
 
 /// Whether runtime (JIT) discovery is on when a configuration does not say:
 /// on. With it off, only the startup load runs.
@@ -90,7 +94,7 @@ impl SessionConfig {
             budget_bytes: DEFAULT_BUDGET_BYTES,
             step_budget: None,
             event_log: None,
-            boundary: crate::prompt::CACHE_BOUNDARY.to_owned(),
+            boundary: prompt::CACHE_BOUNDARY.to_owned(),
             registry: linked_registry(),
             native: None,
         }

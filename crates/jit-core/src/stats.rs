@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::{ChannelKind, Decision, EVENT_SCHEMA, EventKind, Term};
-use crate::manifest::{DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES};
 use crate::rule::{Attribution, SkipReason};
+use crate::session::events::{ChannelKind, Decision, EVENT_SCHEMA, EventKind, Term};
+use crate::session::manifest::{DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES};
 
 /// Thresholds of the statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,9 +4,9 @@ use std::fmt;
 
 use globset::GlobBuilder;
 
+use crate::rule::scope::CompiledScope;
+use crate::rule::source::RuleSource;
 use crate::rule::{RuleScope, SkipReason, parse_rule};
-use crate::scope::CompiledScope;
-use crate::source::RuleSource;
 
 /// How one scope pattern fares against one path, decided by the engine's
 /// matcher and explained segment by segment.
@@ -537,7 +537,7 @@ pub fn inspect_rule(text: &str, source: &dyn RuleSource) -> Result<RuleHead, Hea
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{AgentsSource, ClaudeSource, GeminiSource};
+    use crate::rule::source::{AgentsSource, ClaudeSource, GeminiSource};
 
     #[track_caller]
     fn check(pattern: &str, subject: &str, expected: &str) {

@@ -10,8 +10,8 @@ use serde::Serialize;
 use super::chain::contained;
 use super::startup::StartupReport;
 use super::{DiscoveryState, Engine};
+use crate::rule::source::{Precedence, RuleDir, RuleSource, all_sources};
 use crate::rule::{RuleScope, SkipReason, read_rule};
-use crate::source::{Precedence, RuleDir, RuleSource, all_sources};
 
 /// The default byte bound of the rule index: 2 KiB of JSON.
 pub const DEFAULT_INDEX_BYTES: usize = 2048;

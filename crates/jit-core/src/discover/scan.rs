@@ -11,12 +11,12 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::chain::{ChainLevel, Level, Refusal, contained};
 use super::state::{DiscoveryState, ScanRecord, record_is_fresh};
 use super::{Discovery, Engine, MAX_RULE_FILES_PER_FOLDER};
+use crate::rule::scope::ScopeMatcher;
+use crate::rule::source::{Imports, Precedence, RuleDir, RuleSource};
 use crate::rule::{
     Attribution, LoadKind, LoadedRule, ParsedRule, RuleScope, SkipReason, SkippedRule, Stamp, Tier,
     read_rule,
 };
-use crate::scope::ScopeMatcher;
-use crate::source::{Imports, Precedence, RuleDir, RuleSource};
 use jit_base::slash;
 
 /// The scans of one discovery: every candidate of every source, decided,

@@ -12,9 +12,9 @@ use super::chain::Level;
 use super::index::{self, IndexEntry, IndexOverflow};
 use super::scan::DirScan;
 use super::{Discovery, DiscoveryState, Engine};
+use crate::rule::scope::SignalMatcher;
+use crate::rule::source::default_managed_path;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
-use crate::scope::SignalMatcher;
-use crate::source::default_managed_path;
 
 /// Where a session starts, and where its signals come from.
 ///

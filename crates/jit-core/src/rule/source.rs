@@ -5,7 +5,7 @@ use std::sync::Arc;
 use camino::{Utf8Path, Utf8PathBuf};
 use jit_base::{Error, ErrorKind};
 
-use crate::frontmatter::{Frontmatter, Patterns};
+use crate::rule::frontmatter::{Frontmatter, Patterns};
 
 mod agents;
 mod claude;
@@ -395,7 +395,7 @@ mod tests {
     #[test]
     fn a_description_is_trimmed_text_or_nothing() {
         let described = |head: &str| {
-            let parsed = crate::frontmatter::parse(&format!("---\n{head}\n---\nx\n"), &[])
+            let parsed = crate::rule::frontmatter::parse(&format!("---\n{head}\n---\nx\n"), &[])
                 .map_err(|e| e.message)
                 .unwrap();
             description(&parsed.frontmatter)

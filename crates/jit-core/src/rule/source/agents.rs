@@ -1,7 +1,7 @@
 //! The AGENTS.md convention (Codex CLI, opencode, Windsurf): one file per directory, `AGENTS.override.md` first, a startup byte budget.
 
 use super::{Precedence, RuleDir, RuleSource, ScopeSpec, SourceOptions, UserLevel, owned};
-use crate::frontmatter::Frontmatter;
+use crate::rule::frontmatter::Frontmatter;
 
 /// The default startup byte budget of the AGENTS.md chain: 32 KiB, Codex's
 /// `project_doc_max_bytes`.

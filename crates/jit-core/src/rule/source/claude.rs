@@ -3,7 +3,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::{Imports, RuleDir, RuleSource, ScopeSpec, SourceOptions, UserLevel, owned};
-use crate::frontmatter::{Frontmatter, Patterns};
+use crate::rule::frontmatter::{Frontmatter, Patterns};
 
 /// The managed (administrator) Claude rule file of this platform, if it has one.
 ///
@@ -144,7 +144,8 @@ impl RuleSource for ClaudeSource {
 mod tests {
     use super::*;
     use crate::rule::{RuleScope, parse_rule};
-    use crate::{SkipReason, frontmatter};
+    use crate::SkipReason;
+    use crate::rule::frontmatter;
 
     fn scope(text: &str) -> ScopeSpec {
         let claude = ClaudeSource::default();

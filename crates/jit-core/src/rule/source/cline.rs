@@ -1,7 +1,7 @@
 //! Cline's rules: a root `.clinerules` file (always), or a `.clinerules/` folder of `.md` rules scoped by `paths:`.
 
 use super::{RuleDir, RuleSource, ScopeSpec, SourceOptions, owned};
-use crate::frontmatter::Frontmatter;
+use crate::rule::frontmatter::Frontmatter;
 
 /// Cline's rules: `.clinerules` at the project root is either one always-on
 /// rule file, or a folder whose `.md` files are rules, each optionally
@@ -71,7 +71,7 @@ impl RuleSource for ClineSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontmatter;
+    use crate::rule::frontmatter;
 
     #[test]
     fn paths_scope_a_folder_rule_and_no_frontmatter_is_always() {

@@ -1,7 +1,7 @@
 //! GitHub Copilot's instructions: `.github/copilot-instructions.md` always, `.github/instructions/**/*.instructions.md` scoped by `applyTo:`, `excludeAgent:`.
 
 use super::{RuleDir, RuleSource, ScopeSpec, SourceOptions, owned};
-use crate::frontmatter::{Frontmatter, Patterns};
+use crate::rule::frontmatter::{Frontmatter, Patterns};
 
 /// GitHub Copilot's custom instructions: the repository-wide
 /// `.github/copilot-instructions.md` (always), and
@@ -53,7 +53,7 @@ impl CopilotSource {
     /// The agents a rule's `excludeAgent:` names (a string or a list).
     pub fn excluded_agents(frontmatter: &Frontmatter) -> Vec<String> {
         match frontmatter.get("excludeAgent") {
-            Some(serde_json::Value::String(s)) => crate::frontmatter::split_patterns(s),
+            Some(serde_json::Value::String(s)) => crate::rule::frontmatter::split_patterns(s),
             Some(serde_json::Value::Array(items)) => items
                 .iter()
                 .filter_map(|v| v.as_str().map(|s| s.trim().to_owned()))
@@ -114,7 +114,7 @@ impl RuleSource for CopilotSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontmatter;
+    use crate::rule::frontmatter;
 
     fn parse(text: &str) -> Frontmatter {
         frontmatter::parse(text, &["applyTo"])

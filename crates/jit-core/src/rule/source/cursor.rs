@@ -1,7 +1,7 @@
 //! Cursor's rules: `.cursor/rules/**/*.mdc` with `globs:` and `alwaysApply:`, description-only rules for the index, the legacy root `.cursorrules`.
 
 use super::{RuleDir, RuleSource, ScopeSpec, SourceOptions, description, owned};
-use crate::frontmatter::{Frontmatter, Patterns};
+use crate::rule::frontmatter::{Frontmatter, Patterns};
 
 /// Cursor's project rules: `.cursor/rules/**/*.mdc`, each with a
 /// frontmatter of `description:`, `globs:` and `alwaysApply:`.
@@ -108,7 +108,7 @@ impl RuleSource for CursorSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontmatter;
+    use crate::rule::frontmatter;
     use crate::rule::{RuleScope, parse_rule};
 
     #[track_caller]

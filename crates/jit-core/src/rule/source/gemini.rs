@@ -1,7 +1,7 @@
 //! Gemini CLI's context files: `GEMINI.md` (names configurable) in every directory, `~/.gemini/GEMINI.md`, `@` imports.
 
 use super::{Imports, RuleDir, RuleSource, ScopeSpec, SourceOptions, UserLevel, owned};
-use crate::frontmatter::Frontmatter;
+use crate::rule::frontmatter::Frontmatter;
 
 /// Gemini CLI's context files: a `GEMINI.md` in any directory applies to
 /// everything below it. The names are configurable, as Gemini's

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::vocabulary;
 use crate::rule::Attribution;
+use crate::session::events::vocabulary;
 
 /// A resident block is context debt from this size up (by default).
 pub const DEFAULT_DEBT_MIN_BYTES: u64 = 16 * 1024;

@@ -51,7 +51,7 @@ macro_rules! vocabulary {
             }
         }
 
-        impl $crate::events::Vocabulary for $name {
+        impl $crate::session::events::Vocabulary for $name {
             fn from_name(name: &str) -> Option<Self> {
                 match name {
                     $( $text => Some($name::$variant), )+
@@ -137,8 +137,8 @@ impl<'de: 'a, 'a, T: Vocabulary> Deserialize<'de> for Term<'a, T> {
     }
 }
 
-use crate::manifest::LeaveReason;
 use crate::rule::{Attribution, LoadKind, SkipReason};
+use crate::session::manifest::LeaveReason;
 
 /// The version of the event schema written in every event's `schema` field.
 ///
@@ -391,8 +391,8 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::LeaveReason;
     use crate::rule::Tier;
+    use crate::session::manifest::LeaveReason;
 
     /// Checks that every known variant's `as_str` is the name serde writes
     /// and reads, and that `from_name` finds it.
