@@ -6,6 +6,10 @@
     dead_code,
     reason = "the example's `main` is only for `cargo run --example harness`"
 )]
+#[allow(
+    unreachable_pub,
+    reason = "`run` is public for the example's readers; here it is a module's item"
+)]
 #[path = "../examples/harness.rs"]
 mod example;
 

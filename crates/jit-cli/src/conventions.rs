@@ -36,14 +36,14 @@ use jit_core::{CONVENTIONS, DEFAULT_INDEX_BYTES, RuleSource, SourceOptions};
 use serde::Deserialize;
 
 /// The configuration file's name, at the project root.
-pub const CONFIG_FILE: &str = "jit.toml";
+pub(crate) const CONFIG_FILE: &str = "jit.toml";
 
 /// The largest `jit.toml` read: far above any real one.
 const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// The `--conventions` flag, shared by every command that finds rules.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct ConventionsArg {
+pub(crate) struct ConventionsArg {
     /// The rule conventions to use, comma-separated, in order: claude,
     /// agents, gemini, cursor, copilot, cline. Overrides `conventions` in
     /// the root's jit.toml; without either, every convention whose files
@@ -54,7 +54,7 @@ pub struct ConventionsArg {
 
 /// Where the list of conventions came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// `--conventions`.
     Flag,
     /// `conventions` in `jit.toml`.
@@ -65,7 +65,7 @@ pub enum Origin {
 
 /// The conventions a command runs with, and the options `jit.toml` set.
 #[derive(Debug, Clone)]
-pub struct Conventions {
+pub(crate) struct Conventions {
     /// The sources, in load order.
     pub sources: Vec<Arc<dyn RuleSource>>,
     /// Where their list came from.
@@ -79,7 +79,7 @@ impl Conventions {
     /// must be known to be recognised) after the sources found in the
     /// repository, unless already there. Conventions named by the flag or
     /// `jit.toml` are kept exactly as named.
-    pub fn with_own(mut self, own: Vec<Box<dyn RuleSource>>) -> Self {
+    pub(crate) fn with_own(mut self, own: Vec<Box<dyn RuleSource>>) -> Self {
         if self.origin == Origin::Detected {
             for source in own {
                 if !self.sources.iter().any(|s| s.name() == source.name()) {
@@ -91,7 +91,7 @@ impl Conventions {
     }
 
     /// The names of the sources, in order.
-    pub fn names(&self) -> Vec<&str> {
+    pub(crate) fn names(&self) -> Vec<&str> {
         self.sources.iter().map(|s| s.name()).collect()
     }
 }
@@ -189,14 +189,14 @@ fn read_config(root: &Utf8Path) -> anyhow::Result<Option<(Utf8PathBuf, Config)>>
 /// The conventions for the project at `root`: `flag` when given, else
 /// `jit.toml`'s `conventions`, else the ones whose files exist (Claude's
 /// when none do). `jit.toml`'s per-convention options apply in every case.
-pub fn resolve(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
+pub(crate) fn resolve(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
     resolve_with(root, flag, Fallback::Detect)
 }
 
 /// Like [`resolve`], with `known` (when not empty) standing for the
 /// conventions found in the repository: a hook records them at a
 /// context's start and need not walk the repository on every call.
-pub fn resolve_known(
+pub(crate) fn resolve_known(
     root: &Utf8Path,
     flag: Option<&[String]>,
     known: &[String],
@@ -213,7 +213,10 @@ pub fn resolve_known(
 /// options) where `resolve` would look for the ones present: for a caller
 /// that finds the present ones its own way (`jit lint` walks the whole
 /// repository anyway). The origin is still [`Origin::Detected`] then.
-pub fn resolve_or_all(root: &Utf8Path, flag: Option<&[String]>) -> anyhow::Result<Conventions> {
+pub(crate) fn resolve_or_all(
+    root: &Utf8Path,
+    flag: Option<&[String]>,
+) -> anyhow::Result<Conventions> {
     resolve_with(root, flag, Fallback::All)
 }
 
@@ -303,7 +306,7 @@ fn detected_names(root: &Utf8Path) -> Vec<String> {
 
 /// The conventions found in the repository, with default options: what
 /// a caller that must not fail falls back on when `jit.toml` is broken.
-pub fn detected(root: &Utf8Path) -> Conventions {
+pub(crate) fn detected(root: &Utf8Path) -> Conventions {
     Conventions {
         sources: jit_core::detect_conventions(root),
         origin: Origin::Detected,
@@ -313,7 +316,7 @@ pub fn detected(root: &Utf8Path) -> Conventions {
 
 /// The engine for the project at `root` with the conventions `arg`,
 /// `jit.toml` or the repository choose.
-pub fn engine(
+pub(crate) fn engine(
     root: &std::path::Path,
     arg: &ConventionsArg,
 ) -> anyhow::Result<(jit_core::Engine, Conventions)> {

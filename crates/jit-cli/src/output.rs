@@ -11,13 +11,13 @@ use anyhow::{Context as _, bail};
 /// Whoever writes to it calls `flush` at the end and returns its error: a
 /// buffered writer that is dropped unflushed loses the error of its last
 /// write, and a closed pipe must reach [`is_broken_pipe`] in `main`.
-pub fn stdout() -> BufWriter<StdoutLock<'static>> {
+pub(crate) fn stdout() -> BufWriter<StdoutLock<'static>> {
     BufWriter::new(io::stdout().lock())
 }
 
 /// Writes one line to standard error, returning the write's error instead of
 /// panicking as `eprintln!` does when stderr is a closed pipe.
-pub fn stderr_line(line: fmt::Arguments<'_>) -> io::Result<()> {
+pub(crate) fn stderr_line(line: fmt::Arguments<'_>) -> io::Result<()> {
     let mut err = io::stderr().lock();
     err.write_fmt(line)?;
     err.write_all(b"\n")
@@ -26,7 +26,7 @@ pub fn stderr_line(line: fmt::Arguments<'_>) -> io::Result<()> {
 /// Whether `err` comes from writing to a closed pipe (`jit … | head -1`): the
 /// reader has all it wanted, so the command ends quietly with status 0, as
 /// ripgrep and the core utilities do.
-pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         let kind = if let Some(io) = cause.downcast_ref::<io::Error>() {
             Some(io.kind())
@@ -42,11 +42,11 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 /// The most that `-` reads from standard input: far above any command or
 /// tool input an agent sends, and a bound on what a runaway producer costs.
-pub const STDIN_LIMIT: u64 = 16 * 1024 * 1024;
+pub(crate) const STDIN_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// Reads all of standard input as UTF-8 text, up to [`STDIN_LIMIT`] bytes;
 /// `what` names the input in error messages ("the command").
-pub fn read_stdin(what: &str) -> anyhow::Result<String> {
+pub(crate) fn read_stdin(what: &str) -> anyhow::Result<String> {
     let mut bytes = Vec::new();
     io::stdin()
         .lock()
@@ -71,7 +71,7 @@ pub fn read_stdin(what: &str) -> anyhow::Result<String> {
 /// characters in it could clear the screen, retitle the window, or print a
 /// line that looks like jit's own. JSON output needs none of this: serde
 /// escapes control characters itself.
-pub fn escape(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape(text: &str) -> Cow<'_, str> {
     if !text.chars().any(|c| c == '\\' || c.is_control()) {
         return Cow::Borrowed(text);
     }
@@ -89,7 +89,7 @@ pub fn escape(text: &str) -> Cow<'_, str> {
 /// like [`escape`], but line feeds, tabs and the carriage return of a CRLF
 /// line end stay as they are, and so do backslashes, which are common in
 /// rule text and harmless without a control character to form an escape.
-pub fn escape_text(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_text(text: &str) -> Cow<'_, str> {
     let unsafe_char = |(i, c): (usize, char)| {
         c.is_control() && c != '\n' && c != '\t' && !(c == '\r' && text[i + 1..].starts_with('\n'))
     };

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use camino::{Utf8Path, Utf8PathBuf};
 
 /// The current directory, as UTF-8.
-pub fn current_dir() -> anyhow::Result<Utf8PathBuf> {
+pub(crate) fn current_dir() -> anyhow::Result<Utf8PathBuf> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     Utf8PathBuf::from_path_buf(cwd)
         .map_err(|p| anyhow::anyhow!("the current directory {} is not UTF-8", p.display()))
@@ -15,7 +15,7 @@ pub fn current_dir() -> anyhow::Result<Utf8PathBuf> {
 
 /// The nearest directory at or above `dir` holding a `.git` (a directory,
 /// or a file for a linked worktree or a submodule).
-pub fn git_root(dir: &Utf8Path) -> Option<Utf8PathBuf> {
+pub(crate) fn git_root(dir: &Utf8Path) -> Option<Utf8PathBuf> {
     dir.ancestors()
         .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())
         .map(Utf8Path::to_owned)
@@ -24,12 +24,12 @@ pub fn git_root(dir: &Utf8Path) -> Option<Utf8PathBuf> {
 /// The project a command works on when no root is given: the git worktree
 /// root at or above `dir`, else `dir` itself. `jit hook` uses the same rule
 /// when the agent names no project directory.
-pub fn default_root(dir: &Utf8Path) -> Utf8PathBuf {
+pub(crate) fn default_root(dir: &Utf8Path) -> Utf8PathBuf {
     git_root(dir).unwrap_or_else(|| dir.to_owned())
 }
 
 /// `--root` as given, else [`default_root`] of the current directory.
-pub fn root_or_default(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+pub(crate) fn root_or_default(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     match given {
         Some(root) => Ok(root),
         None => Ok(default_root(&current_dir()?).into_std_path_buf()),
@@ -41,7 +41,7 @@ pub fn root_or_default(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 /// else as it is. JSON output never goes through this: its paths stay
 /// root-relative.
 #[derive(Debug, Clone, Default)]
-pub struct Shown {
+pub(crate) struct Shown {
     /// The current directory relative to the root, as segments; `None` when
     /// it is the root itself or outside it (paths are then shown unchanged).
     below: Option<Vec<String>>,
@@ -50,7 +50,7 @@ pub struct Shown {
 impl Shown {
     /// For `root` seen from `cwd`; both are resolved first, so a symlinked
     /// current directory inside the root still counts as inside.
-    pub fn new(root: &Utf8Path, cwd: &Utf8Path) -> Shown {
+    pub(crate) fn new(root: &Utf8Path, cwd: &Utf8Path) -> Shown {
         let real = |p: &Utf8Path| p.canonicalize_utf8().ok();
         let below = match (real(root), real(cwd)) {
             (Some(root), Some(cwd)) => jit_core::relative_to(&cwd, &root).and_then(|rel| {
@@ -66,7 +66,7 @@ impl Shown {
     /// root itself), as seen from the current directory. An absolute path,
     /// or any path when the current directory is the root or outside it, is
     /// returned unchanged.
-    pub fn path<'a>(&self, rel: &'a str) -> Cow<'a, str> {
+    pub(crate) fn path<'a>(&self, rel: &'a str) -> Cow<'a, str> {
         let Some(below) = &self.below else {
             return Cow::Borrowed(rel);
         };

@@ -5,7 +5,7 @@ use jit_core::{SkipReason, SkippedRule};
 /// One skipped row as the human tables show it: file, reason, detail, all
 /// raw (the caller escapes them).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedRow {
+pub(crate) struct SkippedRow {
     /// The candidate file, or the directory of a folded run (ending in `/`).
     pub file: String,
     /// The reason's snake_case name.
@@ -21,7 +21,7 @@ pub struct SkippedRow {
 /// the directory. A run of two or more consecutive `unreadable` rows with
 /// the same permission error, all below the first one's parent directory,
 /// becomes one row naming that directory. The JSON output keeps every row.
-pub fn skipped_rows(skipped: &[SkippedRule]) -> Vec<SkippedRow> {
+pub(crate) fn skipped_rows(skipped: &[SkippedRule]) -> Vec<SkippedRow> {
     let denied = permission_denied();
     let mut rows = Vec::with_capacity(skipped.len());
     let mut i = 0;

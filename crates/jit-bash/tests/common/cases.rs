@@ -1,7 +1,7 @@
 //! The case-file format shared by the corpus snapshots and the bash oracle: one command per line, or a `>>>` … `<<<` block for a multi-line one; blank lines and `#` comments between cases.
 
 /// Splits a case file into its commands.
-pub fn cases(text: &str) -> Vec<String> {
+pub(crate) fn cases(text: &str) -> Vec<String> {
     let mut cases = Vec::new();
     let mut block: Option<Vec<&str>> = None;
     for line in text.lines() {

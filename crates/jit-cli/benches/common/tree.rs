@@ -3,13 +3,13 @@
 use std::fs;
 use std::path::Path;
 
-pub const PACKAGES: usize = 40;
-pub const SUBS: usize = 50;
-pub const FILES_PER_DIR: usize = 10;
+pub(crate) const PACKAGES: usize = 40;
+pub(crate) const SUBS: usize = 50;
+pub(crate) const FILES_PER_DIR: usize = 10;
 /// A depth-8 directory with a rule at every level.
-pub const DEEP: &str = "pkg07/sub07/a/b/c/d/e/f";
+pub(crate) const DEEP: &str = "pkg07/sub07/a/b/c/d/e/f";
 
-pub fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, text).unwrap();
 }
@@ -18,7 +18,7 @@ pub fn write(path: &Path, text: &str) {
 /// `CLAUDE.md` in each package and in every 40th sub-directory, a rule at
 /// every level of [`DEEP`], a root `CLAUDE.md` with four `@` imports, and a
 /// dozen scoped rules in `.claude/rules`. Returns (files, directories).
-pub fn ruled_tree(root: &Path) -> (usize, usize) {
+pub(crate) fn ruled_tree(root: &Path) -> (usize, usize) {
     let (mut files, mut dirs) = (0, 0);
     for p in 0..PACKAGES {
         for s in 0..SUBS {

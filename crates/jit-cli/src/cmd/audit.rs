@@ -20,7 +20,7 @@ Example:
 /// Arguments of `jit audit`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// The tools your harness exposes to the model, as a JSON file: an array
     /// of names, or of tool definitions in the Anthropic or OpenAI shape
     /// (`{"name": …}`, `{"type": "function", "function": {"name": …}}`,
@@ -36,7 +36,7 @@ pub struct Args {
 
 /// Runs `jit audit`: exit 0 when nothing is wrong (warnings allowed), 1 on
 /// findings, 2 when the tool list cannot be read.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let registry = Registry::from_inventory();
     let (file, exposed) = match &args.tools {
         Some(path) => {

@@ -15,7 +15,7 @@ Example:
 /// Arguments of `jit bash`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print `{"paths": [...], "skipped": [{"word", "reason"}]}` as JSON instead
     /// of one path per line.
     #[arg(long)]
@@ -34,7 +34,7 @@ pub struct Args {
 /// one `parse_error` entry, and the exit status is 0 either way. The human
 /// output escapes control characters in paths and words (a path with a
 /// newline must not read as two paths); the JSON output is exact.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let command = if args.command == "-" {
         output::read_stdin("the command")?
     } else {

@@ -29,7 +29,7 @@ Example:
 /// Arguments of `jit explain`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
@@ -79,7 +79,7 @@ struct Report {
 ///
 /// The tables escape control characters in everything the repository names
 /// (files, signals, details, warnings); the JSON output is exact.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::root_or_default(args.root)?;
     let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
     let engine = Arc::new(engine);

@@ -28,7 +28,7 @@ Example:
 /// size cap (at most cap + 1 bytes are read), and UTF-8 text without NUL bytes.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print JSON: `{"imports": [...], "diagnostics": [...], "expanded": "..."}`.
     #[arg(long)]
     json: bool,
@@ -99,7 +99,7 @@ struct JsonOutput<'a> {
 ///
 /// The table escapes control characters in file names, targets and
 /// messages; the JSON output is exact.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let given = crate::project::root_or_default(args.root)?;
     let root = given
         .canonicalize()

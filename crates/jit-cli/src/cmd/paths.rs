@@ -18,7 +18,7 @@ Example:
 /// Arguments of `jit paths`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print `{"tool", "cwd", "paths", "skipped"}` as JSON instead of one path per line.
     #[arg(long)]
     json: bool,
@@ -51,7 +51,7 @@ struct Output<'a> {
 /// lists the registered tools, or names the tool and the field. The human
 /// output escapes control characters in paths and words; the JSON output is
 /// exact.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = if args.input == "-" {
         output::read_stdin("the --input JSON")?
     } else {

@@ -24,7 +24,7 @@ Example:
 /// Arguments of `jit startup`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
@@ -50,7 +50,7 @@ pub struct Args {
 /// for changed files, and `managed` (made absolute against the current
 /// directory) for managed rules. Returns a warning too when `managed` does
 /// not exist or cannot be read: the startup load would skip it silently.
-pub fn options(
+pub(crate) fn options(
     cwd: Utf8PathBuf,
     managed: Option<PathBuf>,
 ) -> anyhow::Result<(StartupOptions, Option<String>)> {
@@ -88,11 +88,11 @@ pub fn options(
 
 /// The variable that sets how long the startup load waits for git's
 /// changed files before it goes on with the cwd marker alone.
-pub const CHANGE_DEADLINE_VAR: &str = "JIT_GIT_DEADLINE_MS";
+pub(crate) const CHANGE_DEADLINE_VAR: &str = "JIT_GIT_DEADLINE_MS";
 
 /// The change deadline `JIT_GIT_DEADLINE_MS` asks for (milliseconds), if it
 /// is set; an error naming the variable when it is not a number.
-pub fn change_deadline() -> Result<Option<std::time::Duration>, String> {
+pub(crate) fn change_deadline() -> Result<Option<std::time::Duration>, String> {
     match std::env::var(CHANGE_DEADLINE_VAR) {
         Err(std::env::VarError::NotPresent) => Ok(None),
         Ok(value) if value.trim().is_empty() => Ok(None),
@@ -131,7 +131,7 @@ fn absolute_file(file: &Utf8Path) -> anyhow::Result<Utf8PathBuf> {
 /// The session's working directory when none is given: `current` when it is
 /// the root or below it (through symlinks too), else the root itself, so that
 /// running from elsewhere still gets the root's signals rather than none.
-pub fn session_cwd(current: &Utf8Path, root: &Utf8Path) -> Utf8PathBuf {
+pub(crate) fn session_cwd(current: &Utf8Path, root: &Utf8Path) -> Utf8PathBuf {
     let real = |path: &Utf8Path| path.canonicalize_utf8().ok();
     match (real(current), real(root)) {
         (Some(current_real), Some(root_real))
@@ -145,7 +145,7 @@ pub fn session_cwd(current: &Utf8Path, root: &Utf8Path) -> Utf8PathBuf {
 
 /// `--cwd DIR` made absolute against the current directory; it must be an
 /// existing directory, because the startup marker is built from it as one.
-pub fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
+pub(crate) fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
     let dir = Utf8PathBuf::from_path_buf(dir)
         .map_err(|p| anyhow::anyhow!("--cwd {} is not UTF-8", p.display()))?;
     match std::fs::metadata(&dir) {
@@ -167,7 +167,7 @@ pub fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
 ///
 /// The table escapes control characters in everything the repository
 /// names (files, signals, details); the JSON output is exact.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::root_or_default(args.root)?;
     let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
     let here = current_dir()?;
@@ -232,7 +232,7 @@ fn write_report(
 
 /// The rule index of a startup report: one line per rule that exists but
 /// was not loaded, then the count of those left out per directory.
-pub fn write_index(
+pub(crate) fn write_index(
     out: &mut impl Write,
     report: &StartupReport,
     indent: &str,
@@ -270,7 +270,7 @@ pub fn write_index(
 
 /// The startup signals for a human: comma-separated and escaped (a changed
 /// file's name comes from the repository), or `(none)`.
-pub fn signals(signals: &[String]) -> String {
+pub(crate) fn signals(signals: &[String]) -> String {
     if signals.is_empty() {
         return "(none)".to_owned();
     }

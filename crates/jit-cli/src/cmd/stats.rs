@@ -20,7 +20,7 @@ Example:
 /// Arguments of `jit stats`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -46,7 +46,7 @@ pub struct Args {
 /// The table escapes control characters in what the logs name (files,
 /// sessions, attributions, channels): a log is foreign input. The JSON
 /// output is exact.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = StatsOptions {
         debt_min_bytes: args.debt_min_bytes,
         debt_idle_steps: args.debt_idle_steps,

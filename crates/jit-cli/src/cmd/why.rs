@@ -22,7 +22,7 @@ use crate::project::current_dir;
 const READ_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// The checklist `jit why --help` shows.
-pub const LONG_ABOUT: &str = "Why does (or doesn't) RULE load when a tool touches PATH?
+pub(crate) const LONG_ABOUT: &str = "Why does (or doesn't) RULE load when a tool touches PATH?
 
 Runs the four-step checklist and shows each step's verdict and evidence:
   1 candidate    RULE is a rule file of a selected convention, in PATH's
@@ -61,7 +61,7 @@ Example:
       Whether touching src/api/users.test.ts injects the rule, step by step,
       and the fix when it does not."
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// Print one JSON object instead of the checklist.
     #[arg(long)]
     json: bool,
@@ -143,7 +143,7 @@ impl Failure {
 const STEP_NAMES: [&str; 4] = ["candidate", "frontmatter", "scope", "load"];
 
 /// Runs `jit why`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::root_or_default(args.root.clone())?;
     let (engine, _) = crate::conventions::engine(
         &root,

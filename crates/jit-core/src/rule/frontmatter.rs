@@ -89,7 +89,7 @@ pub enum Patterns {
 
 /// A rule file split into its frontmatter and its body.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     /// The frontmatter (empty when there is none).
     pub frontmatter: Frontmatter,
     /// The body, LF line endings, BOM removed.
@@ -100,7 +100,7 @@ pub struct Parsed {
 
 /// The frontmatter could not be read at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FrontmatterError {
+pub(crate) struct FrontmatterError {
     /// `invalid_frontmatter`, or `yaml_too_complex` when a limit was hit.
     pub reason: SkipReason,
     /// What is wrong and where (the line), for a person.
@@ -314,7 +314,7 @@ fn shown(line: &str) -> String {
 /// are read literally when strict YAML rejects them; a convention with scope
 /// keys never gets a file that opens like a frontmatter back as a plain body
 /// (see the module docs).
-pub fn parse(text: &str, scope_keys: &[&str]) -> Result<Parsed, FrontmatterError> {
+pub(crate) fn parse(text: &str, scope_keys: &[&str]) -> Result<Parsed, FrontmatterError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let (text, bare_cr) = normalize_line_endings(text);
     let mut warnings = Vec::new();

@@ -25,7 +25,7 @@ Example:
 /// Arguments of `jit hook install` and `jit hook uninstall`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// The agent whose settings file to change: Claude Code's
     /// .claude/settings.json, Codex's .codex/hooks.json or Gemini CLI's
     /// .gemini/settings.json.
@@ -47,7 +47,7 @@ pub struct Args {
 }
 
 /// Runs `jit hook install`.
-pub fn install(args: &Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn install(args: &Args) -> anyhow::Result<ExitCode> {
     let spec = Spec::of(args.agent);
     let target = Target::resolve(args, spec)?;
     let path = &target.path;
@@ -129,7 +129,7 @@ enum Outcome {
 }
 
 /// Runs `jit hook uninstall`.
-pub fn uninstall(args: &Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn uninstall(args: &Args) -> anyhow::Result<ExitCode> {
     let spec = Spec::of(args.agent);
     let target = Target::resolve(args, spec)?;
     let path = &target.path;

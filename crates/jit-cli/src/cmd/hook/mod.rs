@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-pub mod install;
+pub(crate) mod install;
 mod native;
 mod payload;
 mod run;
@@ -10,7 +10,7 @@ mod state;
 
 /// An agent whose hook protocol `jit hook` speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum AgentKind {
+pub(crate) enum AgentKind {
     /// Anthropic's Claude Code.
     ClaudeCode,
     /// OpenAI's Codex CLI.
@@ -30,7 +30,7 @@ impl AgentKind {
     }
 
     /// The name used on the command line and in state file names.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             AgentKind::ClaudeCode => "claude-code",
             AgentKind::Codex => "codex",
@@ -75,7 +75,7 @@ enum NativeChoice {
         State and event logs live in $JIT_STATE_DIR (default $XDG_STATE_HOME/jit, else ~/.local/state/jit);\n\
         `jit stats <state dir>/<agent>-<session>.events.jsonl` summarises a session."
 )]
-pub struct Args {
+pub(crate) struct Args {
     #[command(subcommand)]
     action: Option<Action>,
     /// Which agent sends the payload.
@@ -104,7 +104,7 @@ enum Action {
 /// Runs `jit hook`: install, uninstall, or one hook call. A hook call
 /// always exits 0: a failure is one line on stderr and in the hook log,
 /// and the agent's tool call goes on undisturbed.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Some(Action::Install(args)) => install::install(&args),
         Some(Action::Uninstall(args)) => install::uninstall(&args),
@@ -141,14 +141,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// The rule sources jit runs for `agent`: the Claude convention, plus the
 /// agent's own files.
-pub fn sources(agent: AgentKind) -> Vec<Box<dyn jit_core::RuleSource>> {
+pub(crate) fn sources(agent: AgentKind) -> Vec<Box<dyn jit_core::RuleSource>> {
     native::sources(agent)
 }
 
 /// The registered tool an agent's tool maps to (`Write` → `write`), if jit
 /// has a reporter for it. The tables live in `jit_tools::Agent`, where the
 /// audit checks every entry against the registry.
-pub fn registered_tool(agent: AgentKind, tool: &str) -> Option<&'static str> {
+pub(crate) fn registered_tool(agent: AgentKind, tool: &str) -> Option<&'static str> {
     agent.tools().registered_tool(tool)
 }
 

@@ -11,7 +11,7 @@ use super::AgentKind;
 /// The rule sources the hook runs for `agent`: the Claude convention for
 /// every agent (that is what jit adds), plus the agent's own files, which
 /// it must know to avoid injecting what the agent already has.
-pub fn sources(agent: AgentKind) -> Vec<Box<dyn RuleSource>> {
+pub(super) fn sources(agent: AgentKind) -> Vec<Box<dyn RuleSource>> {
     match agent {
         AgentKind::ClaudeCode => vec![Box::new(ClaudeSource::default())],
         AgentKind::Codex => vec![
@@ -26,7 +26,7 @@ pub fn sources(agent: AgentKind) -> Vec<Box<dyn RuleSource>> {
 }
 
 /// What `agent` loads natively.
-pub fn native(agent: AgentKind) -> Arc<dyn NativeLoads> {
+pub(super) fn native(agent: AgentKind) -> Arc<dyn NativeLoads> {
     match agent {
         AgentKind::ClaudeCode => Arc::new(ClaudeCodeNative),
         AgentKind::Codex => Arc::new(CodexNative),

@@ -8,11 +8,11 @@ use super::AgentKind;
 /// The most stdin a hook reads. A payload is a tool call's input and
 /// response: agents cap those well below this, so anything larger is not a
 /// payload and is refused without being parsed.
-pub const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
+pub(super) const MAX_PAYLOAD_BYTES: u64 = 64 * 1024 * 1024;
 
 /// One tool call of a payload.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Call {
+pub(super) struct Call {
     /// The tool's name as the agent gives it (`Write`, `apply_patch`, `write_file`).
     pub tool: String,
     /// Its input.
@@ -21,7 +21,7 @@ pub struct Call {
 
 /// What the agent reports.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+pub(super) enum Event {
     /// A session started, resumed, was cleared or compacted.
     SessionStart {
         /// `startup`, `resume`, `clear`, `compact` or `fork`.
@@ -45,7 +45,7 @@ pub enum Event {
 
 /// A parsed payload.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Payload {
+pub(super) struct Payload {
     /// The agent that sent it.
     pub agent: AgentKind,
     /// The event name as the agent wrote it (echoed in the output).
@@ -75,7 +75,7 @@ const GEMINI_EVENTS: &[&str] = &[
 /// Recognises the agent from a payload: Codex sends a `turn_id`, Gemini
 /// names its own events (`AfterTool`, `BeforeTool`, ...); anything else is
 /// taken as Claude Code.
-pub fn detect(payload: &Value) -> AgentKind {
+pub(super) fn detect(payload: &Value) -> AgentKind {
     if payload.get("turn_id").is_some() {
         return AgentKind::Codex;
     }
@@ -86,7 +86,7 @@ pub fn detect(payload: &Value) -> AgentKind {
 }
 
 /// Parses one payload sent by `agent` (`None`: recognise it).
-pub fn parse(bytes: &[u8], agent: Option<AgentKind>) -> anyhow::Result<Payload> {
+pub(super) fn parse(bytes: &[u8], agent: Option<AgentKind>) -> anyhow::Result<Payload> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         bail!("empty payload on stdin: expected one JSON object from the agent");
     }

@@ -18,7 +18,7 @@ const MAX_LOG_BYTES: u64 = 1024 * 1024;
 
 /// How `jit hook` runs.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(super) struct Options {
     /// The agent, or `None` to recognise it from the payload.
     pub agent: Option<AgentKind>,
     /// Whether to record what the agent loads by itself instead of injecting it.
@@ -33,7 +33,7 @@ pub struct Options {
 /// The default cap on one output, per agent: under Claude Code's 10,000
 /// characters (beyond which only a preview reaches the model), and Codex's
 /// and Gemini's smaller context allowance.
-pub fn default_budget(agent: AgentKind) -> u64 {
+pub(super) fn default_budget(agent: AgentKind) -> u64 {
     match agent {
         AgentKind::ClaudeCode => 9_000,
         AgentKind::Codex | AgentKind::Gemini => 8_000,
@@ -42,7 +42,7 @@ pub fn default_budget(agent: AgentKind) -> u64 {
 
 /// What a call produced: the stdout text, and lines for the hook log.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub(super) struct Outcome {
     /// The one JSON object to print, if anything is injected.
     pub stdout: Option<String>,
     /// Things worth a line in the log that are not failures (an
@@ -56,7 +56,7 @@ pub struct Outcome {
 
 /// Runs one hook call on `input`. Never fails: a failure is returned as
 /// the error line to report, with whatever was learnt before it.
-pub fn handle(options: &Options, input: &mut dyn Read) -> (Outcome, Option<anyhow::Error>) {
+pub(super) fn handle(options: &Options, input: &mut dyn Read) -> (Outcome, Option<anyhow::Error>) {
     let mut outcome = Outcome::default();
     let result = handle_inner(options, input, &mut outcome);
     (outcome, result.err())
@@ -321,7 +321,7 @@ fn session_cwd(payload: &Payload) -> anyhow::Result<Utf8PathBuf> {
 /// The project root: the agent's project variable when set
 /// (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`), else the git worktree root
 /// above `cwd`, else `cwd`.
-pub fn project_root(agent: AgentKind, cwd: &Utf8Path) -> Utf8PathBuf {
+pub(super) fn project_root(agent: AgentKind, cwd: &Utf8Path) -> Utf8PathBuf {
     let vars: &[&str] = match agent {
         AgentKind::ClaudeCode => &["CLAUDE_PROJECT_DIR"],
         AgentKind::Gemini => &["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
@@ -519,7 +519,7 @@ fn hook_conventions(
 
 /// Writes the output and the log lines of one call. Nothing here may fail
 /// the call: a closed stdout or an unwritable log is ignored.
-pub fn report(outcome: &Outcome, error: Option<&anyhow::Error>) {
+pub(super) fn report(outcome: &Outcome, error: Option<&anyhow::Error>) {
     if let Some(stdout) = &outcome.stdout {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{stdout}");

@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 use super::AgentKind;
 
 /// The version of the state file's layout; another version is a fresh state.
-pub const STATE_VERSION: u32 = 1;
+pub(super) const STATE_VERSION: u32 = 1;
 
 /// State files untouched this long are pruned at session start.
-pub const PRUNE_AFTER: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+pub(super) const PRUNE_AFTER: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
 /// How long a hook waits for another hook process of the same agent context
 /// to finish before giving up (without output) rather than stall the agent.
@@ -27,7 +27,7 @@ const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Where the hook keeps its state: `$JIT_STATE_DIR`, else
 /// `$XDG_STATE_HOME/jit`, else `~/.local/state/jit`.
-pub fn state_dir() -> anyhow::Result<Utf8PathBuf> {
+pub(super) fn state_dir() -> anyhow::Result<Utf8PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let dir = if let Some(dir) = var("JIT_STATE_DIR") {
         PathBuf::from(dir)
@@ -44,7 +44,7 @@ pub fn state_dir() -> anyhow::Result<Utf8PathBuf> {
 
 /// The files of one agent context (an agent's session, or one sub-agent of it).
 #[derive(Debug, Clone)]
-pub struct ContextFiles {
+pub(super) struct ContextFiles {
     /// The session snapshot.
     pub state: Utf8PathBuf,
     /// Held exclusively while a hook reads and writes the state.
@@ -56,7 +56,12 @@ pub struct ContextFiles {
 impl ContextFiles {
     /// The files of `agent`'s session `session_id`, or of its sub-agent
     /// `agent_id`, under `dir`.
-    pub fn new(dir: &Utf8Path, agent: AgentKind, session_id: &str, agent_id: Option<&str>) -> Self {
+    pub(super) fn new(
+        dir: &Utf8Path,
+        agent: AgentKind,
+        session_id: &str,
+        agent_id: Option<&str>,
+    ) -> Self {
         let session = format!("{}-{}", agent.name(), file_safe(session_id));
         let context = match agent_id {
             Some(id) => format!("{session}.{}", file_safe(id)),
@@ -99,7 +104,7 @@ fn file_safe(id: &str) -> String {
 
 /// What one agent context remembers between hook calls.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StoredState {
+pub(super) struct StoredState {
     /// [`STATE_VERSION`].
     pub version: u32,
     /// The agent (`claude-code`, `codex`, `gemini`).
@@ -121,7 +126,7 @@ pub struct StoredState {
 
 /// An exclusive hold on one agent context's state; released on drop.
 #[derive(Debug)]
-pub struct Locked {
+pub(super) struct Locked {
     file: File,
 }
 
@@ -136,7 +141,7 @@ impl Drop for Locked {
 /// Takes the context's lock, creating the state directory when needed.
 /// Waits for other hook processes of the same context, at most
 /// [`LOCK_WAIT`].
-pub fn lock(files: &ContextFiles) -> anyhow::Result<Locked> {
+pub(super) fn lock(files: &ContextFiles) -> anyhow::Result<Locked> {
     if let Some(dir) = files.lock.parent() {
         create_private_dir(dir)?;
     }
@@ -177,7 +182,7 @@ fn create_private_dir(dir: &Utf8Path) -> anyhow::Result<()> {
 
 /// What loading a state file found.
 #[derive(Debug)]
-pub enum Loaded {
+pub(super) enum Loaded {
     /// No state yet: a new agent context.
     Missing,
     /// The stored state.
@@ -189,7 +194,7 @@ pub enum Loaded {
 
 /// Reads the context's state. Only an I/O failure other than "not found"
 /// is an error; a file that cannot be understood is [`Loaded::Unusable`].
-pub fn load(files: &ContextFiles, _lock: &Locked) -> anyhow::Result<Loaded> {
+pub(super) fn load(files: &ContextFiles, _lock: &Locked) -> anyhow::Result<Loaded> {
     let file = match open_regular(files.state.as_std_path()) {
         Ok(Some(file)) => file,
         Ok(None) => return Ok(Loaded::Missing),
@@ -231,7 +236,7 @@ fn open_regular(path: &Path) -> anyhow::Result<Option<File>> {
 
 /// Moves an unusable state file aside (`.corrupt`), so it can be looked at
 /// and is not read again.
-pub fn set_aside(files: &ContextFiles) {
+pub(super) fn set_aside(files: &ContextFiles) {
     let mut aside = files.state.clone().into_string();
     aside.push_str(".corrupt");
     let _ = fs::rename(&files.state, aside);
@@ -239,7 +244,11 @@ pub fn set_aside(files: &ContextFiles) {
 
 /// Writes the context's state: a temporary file in the same directory,
 /// then a rename over the old one, so a reader never sees half a state.
-pub fn save(files: &ContextFiles, state: &StoredState, _lock: &Locked) -> anyhow::Result<()> {
+pub(super) fn save(
+    files: &ContextFiles,
+    state: &StoredState,
+    _lock: &Locked,
+) -> anyhow::Result<()> {
     let mut text = serde_json::to_vec(state).context("cannot encode the hook state")?;
     text.push(b'\n');
     let tmp = Utf8PathBuf::from(format!("{}.tmp.{}", files.state, std::process::id()));
@@ -263,7 +272,7 @@ pub fn save(files: &ContextFiles, state: &StoredState, _lock: &Locked) -> anyhow
 
 /// Removes state and lock files not modified for [`PRUNE_AFTER`]; returns
 /// how many. Event logs stay: they are the history `jit stats` reads.
-pub fn prune(dir: &Utf8Path, now: SystemTime) -> usize {
+pub(super) fn prune(dir: &Utf8Path, now: SystemTime) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };

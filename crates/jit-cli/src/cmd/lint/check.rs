@@ -28,7 +28,7 @@ struct Scoped {
 }
 
 /// The sources among `sources` whose files exist in the repository.
-pub fn present<'s>(repo: &Repo, sources: &[&'s dyn RuleSource]) -> Vec<&'s dyn RuleSource> {
+pub(super) fn present<'s>(repo: &Repo, sources: &[&'s dyn RuleSource]) -> Vec<&'s dyn RuleSource> {
     sources
         .iter()
         .copied()
@@ -37,7 +37,7 @@ pub fn present<'s>(repo: &Repo, sources: &[&'s dyn RuleSource]) -> Vec<&'s dyn R
 }
 
 /// Every finding for the rule files of `sources` in `repo`, sorted.
-pub fn lint(repo: &Repo, sources: &[&dyn RuleSource]) -> Vec<Finding> {
+pub(super) fn lint(repo: &Repo, sources: &[&dyn RuleSource]) -> Vec<Finding> {
     let mut findings = Vec::new();
     let candidates = candidates(repo, sources, &mut findings);
     let mut scoped = Vec::new();

@@ -8,12 +8,12 @@ use jit_core::{RuleCheck, RuleScopeCheck, RuleSource};
 use super::finding::{Finding, Kind};
 
 /// The candidate file names of `source`, relative to each directory.
-pub fn files(source: &dyn RuleSource) -> Vec<String> {
+pub(super) fn files(source: &dyn RuleSource) -> Vec<String> {
     source.files().iter().map(|f| f.to_string()).collect()
 }
 
 /// The rule folders of `source`: (folder, suffix, recursive).
-pub fn rule_dirs(source: &dyn RuleSource) -> Vec<(String, String, bool)> {
+pub(super) fn rule_dirs(source: &dyn RuleSource) -> Vec<(String, String, bool)> {
     source
         .rule_dirs()
         .iter()
@@ -45,7 +45,7 @@ const FOREIGN_SCOPE_KEYS: [&str; 7] = [
 ];
 
 /// `unknown_key` findings for the frontmatter keys of one rule file.
-pub fn unknown_keys(source: &dyn RuleSource, file: &str, check: &RuleCheck) -> Vec<Finding> {
+pub(super) fn unknown_keys(source: &dyn RuleSource, file: &str, check: &RuleCheck) -> Vec<Finding> {
     let scope_keys: Vec<String> = source.scope_keys().iter().map(|k| k.to_string()).collect();
     let known = known_keys(source, file);
     let is_known = |key: &str| {
@@ -96,7 +96,7 @@ pub fn unknown_keys(source: &dyn RuleSource, file: &str, check: &RuleCheck) -> V
 
 /// Whether `warning` is the engine's own note on a Claude rule's `globs:`,
 /// which the `unknown_key` finding already says better.
-pub fn is_claude_globs_warning(source: &dyn RuleSource, warning: &str) -> bool {
+pub(super) fn is_claude_globs_warning(source: &dyn RuleSource, warning: &str) -> bool {
     source.name() == "claude" && warning.contains("`globs:`")
 }
 
@@ -136,7 +136,7 @@ fn scope_now(check: &RuleCheck) -> String {
 
 /// `shadowed`: an `AGENTS.md` beside an `AGENTS.override.md`, which Codex
 /// reads instead. `names` are the entries of directory `dir`.
-pub fn shadowed(
+pub(super) fn shadowed(
     sources: &[&dyn RuleSource],
     dir: &str,
     names: &std::collections::HashSet<String>,
@@ -158,14 +158,14 @@ pub fn shadowed(
 }
 
 /// Whether the conventions of `sources` read `@imports` in their files.
-pub fn takes_imports(source: &dyn RuleSource) -> bool {
+pub(super) fn takes_imports(source: &dyn RuleSource) -> bool {
     source.imports() == jit_core::Imports::At
 }
 
 /// A brace pattern split across list items (`"src/**/*.{js"`, `"ts"`,
 /// `"vue}"`, as a generator writes `{js,ts,vue}` into a YAML flow list):
 /// the pattern it meant and the items it became.
-pub fn split_brace(patterns: &[String]) -> Option<(String, Vec<String>)> {
+pub(super) fn split_brace(patterns: &[String]) -> Option<(String, Vec<String>)> {
     let depth = |p: &str| p.matches('{').count() as isize - p.matches('}').count() as isize;
     let start = patterns.iter().position(|p| depth(p) > 0)?;
     let mut open = 0;

@@ -6,7 +6,7 @@ use serde::Serialize;
 /// in GitHub annotations and as SARIF rule ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub(crate) enum Kind {
     /// The engine refuses the frontmatter (or its scope): the rule never loads.
     InvalidFrontmatter,
     /// The engine read the frontmatter, but only by guessing (a pattern
@@ -44,7 +44,7 @@ pub enum Kind {
 
 impl Kind {
     /// The snake_case name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::InvalidFrontmatter => "invalid_frontmatter",
             Kind::FrontmatterWarning => "frontmatter_warning",
@@ -66,7 +66,7 @@ impl Kind {
 
     /// How bad a finding of this kind is: an error means the engine drops
     /// the rule (or part of it) where its author expects it to load.
-    pub fn severity(self) -> Severity {
+    pub(crate) fn severity(self) -> Severity {
         match self {
             Kind::InvalidFrontmatter
             | Kind::MissingImport
@@ -86,7 +86,7 @@ impl Kind {
     }
 
     /// One line on what the kind means, for SARIF's rule descriptions.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Kind::InvalidFrontmatter => {
                 "The frontmatter or its scope cannot be read; the rule never loads."
@@ -113,7 +113,7 @@ impl Kind {
     }
 
     /// Every kind, in order.
-    pub const ALL: [Kind; 15] = [
+    pub(crate) const ALL: [Kind; 15] = [
         Kind::InvalidFrontmatter,
         Kind::FrontmatterWarning,
         Kind::UnknownKey,
@@ -135,7 +135,7 @@ impl Kind {
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Severity {
+pub(crate) enum Severity {
     /// The exit status is 1.
     Error,
     /// Worth fixing; the exit status stays 0.
@@ -146,7 +146,7 @@ pub enum Severity {
 
 impl Severity {
     /// The snake_case name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -157,7 +157,7 @@ impl Severity {
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// The file, relative to the root, `/`-separated.
     pub file: String,
     /// The 1-based line.
@@ -171,7 +171,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(
+    pub(crate) fn new(
         file: impl Into<String>,
         line: usize,
         kind: Kind,
@@ -189,14 +189,14 @@ impl Finding {
 
 /// The counts of `--json`'s `summary`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Summary {
+pub(super) struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
 }
 
 impl Summary {
-    pub fn of(findings: &[Finding]) -> Self {
+    pub(super) fn of(findings: &[Finding]) -> Self {
         let mut summary = Summary::default();
         for finding in findings {
             match finding.severity {

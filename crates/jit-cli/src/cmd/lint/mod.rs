@@ -21,7 +21,7 @@ use finding::{Finding, Summary};
 
 /// How findings are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// One `file:line: severity[kind]: message` line each, then the counts.
     Text,
     /// `{"findings":[…],"summary":{…}}`.
@@ -40,7 +40,7 @@ Example:
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// The project root (default: the git worktree root at or above the current
     /// directory, else the current directory).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
@@ -55,7 +55,7 @@ pub struct Args {
     conventions: crate::conventions::ConventionsArg,
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = if args.json { Format::Json } else { args.format };
     let given = crate::project::root_or_default(args.root)?;
     let root = std::fs::canonicalize(&given)
@@ -104,7 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Lints `root` for `sources`; with `only_present`, only the conventions
 /// whose files exist there.
-pub fn lint_root(
+pub(crate) fn lint_root(
     root: &camino::Utf8Path,
     sources: &[std::sync::Arc<dyn RuleSource>],
     only_present: bool,

@@ -13,7 +13,7 @@ const STRAY_MAX_DEPTH: usize = 4;
 
 /// What one scan of the repository found.
 #[derive(Debug, Default)]
-pub struct Repo {
+pub(super) struct Repo {
     /// The root, canonical.
     pub root: Utf8PathBuf,
     /// Files git tracks or would track (untracked but not ignored),
@@ -32,7 +32,7 @@ pub struct Repo {
 impl Repo {
     /// Scans `root`: the git index (when there is one) plus a walk that
     /// honours `.gitignore`, `.git/info/exclude` and the global excludes.
-    pub fn scan(root: &Utf8Path) -> anyhow::Result<Repo> {
+    pub(super) fn scan(root: &Utf8Path) -> anyhow::Result<Repo> {
         let mut files: BTreeSet<String> = BTreeSet::new();
         let git = match jit_git::GitChanges::new().tracked_files(root.as_std_path()) {
             Ok(tracked) => {
@@ -98,7 +98,7 @@ impl Repo {
     /// Files below the skipped folders (`.git`, ignored folders) for which
     /// `wanted` holds, root-relative, each with the skipped folder it is in.
     /// The search is bounded (see [`STRAY_ENTRY_BUDGET`]).
-    pub fn stray_files(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    pub(super) fn stray_files(&self, wanted: impl Fn(&str) -> bool) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let mut budget = STRAY_ENTRY_BUDGET;
         for top in &self.skipped_dirs {
@@ -136,7 +136,7 @@ impl Repo {
 
     /// Every file and every directory marker (`src/ui/`) of the repository:
     /// what a scope pattern can match, as the engine's subjects look.
-    pub fn subjects(&self) -> Vec<String> {
+    pub(super) fn subjects(&self) -> Vec<String> {
         let mut markers: BTreeSet<&str> = BTreeSet::new();
         for file in &self.files {
             let mut rest = file.as_str();
@@ -154,7 +154,7 @@ impl Repo {
 }
 
 /// `dir/name`, or `name` at the root.
-pub fn join(dir: &str, name: &str) -> String {
+pub(super) fn join(dir: &str, name: &str) -> String {
     if dir.is_empty() {
         name.to_owned()
     } else {

@@ -12,7 +12,7 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 
 /// One run of `jit lint`: every kind as a rule, every finding as a result
 /// located at its file (relative to `%SRCROOT%`, the checkout) and line.
-pub fn log(findings: &[Finding]) -> Sarif {
+pub(super) fn log(findings: &[Finding]) -> Sarif {
     let rules: Vec<ReportingDescriptor> = Kind::ALL
         .iter()
         .map(|kind| {

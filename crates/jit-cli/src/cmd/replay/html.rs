@@ -15,7 +15,7 @@ const MARGIN_BOTTOM: f64 = 40.0;
 
 /// The page for `report`, replayed from `transcript` on `root` (both as
 /// they are shown to the user).
-pub fn render(report: &Replay, transcript: &str, root: &str) -> String {
+pub(super) fn render(report: &Replay, transcript: &str, root: &str) -> String {
     let s = &report.summary;
     let mut page = String::with_capacity(16 * 1024 + report.steps.len() * 256);
     let name = transcript.rsplit('/').next().unwrap_or(transcript);

@@ -12,10 +12,10 @@ use crate::output::{self, escape};
 
 mod html;
 mod simulate;
-pub mod transcript;
+pub(crate) mod transcript;
 
-pub use simulate::{Options, Replay, replay};
-pub use transcript::{Format, Trace};
+pub(crate) use simulate::{Options, Replay, replay};
+pub(crate) use transcript::{Format, Trace};
 
 const AFTER_HELP: &str = "\
 Example:
@@ -26,7 +26,7 @@ Example:
 /// Arguments of `jit replay`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print one JSON object per transcript instead of tables.
     #[arg(long)]
     json: bool,
@@ -76,7 +76,7 @@ fn demo_dir() -> Utf8PathBuf {
 }
 
 /// Runs `jit replay`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let cwd = crate::project::current_dir()?;
     let absolute = |p: PathBuf, what: &str| -> anyhow::Result<Utf8PathBuf> {
         let p = Utf8PathBuf::from_path_buf(p)
@@ -176,7 +176,7 @@ fn default_root(trace: &Trace, cwd: &Utf8Path) -> Utf8PathBuf {
 }
 
 /// Tokens are estimated as bytes ÷ 4, a rough rate for ASCII-heavy text.
-pub fn tokens(bytes: u64) -> u64 {
+pub(crate) fn tokens(bytes: u64) -> u64 {
     bytes.div_ceil(4)
 }
 
@@ -376,7 +376,7 @@ fn write_report(
 }
 
 /// Bytes for people: `640 B`, `12.3 KB`.
-pub fn size(bytes: u64) -> String {
+pub(crate) fn size(bytes: u64) -> String {
     if bytes < 1000 {
         format!("{bytes} B")
     } else if bytes < 1_000_000 {

@@ -16,7 +16,7 @@ use crate::cmd::hook::AgentKind;
 
 /// How a replay runs.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// The checkout the session replays on.
     pub root: Utf8PathBuf,
     /// Path prefixes rewritten before anything is resolved: a transcript
@@ -33,7 +33,7 @@ pub struct Options {
 
 /// The `--json` document.
 #[derive(Debug, Clone, Serialize)]
-pub struct Replay {
+pub(crate) struct Replay {
     /// One entry per batch of tool calls (step 0: the startup load).
     pub steps: Vec<Step>,
     /// The three strategies compared.
@@ -42,7 +42,7 @@ pub struct Replay {
 
 /// One model turn's tool calls and what JIT did for them.
 #[derive(Debug, Clone, Serialize)]
-pub struct Step {
+pub(crate) struct Step {
     /// The step number (0 for the startup load).
     pub step: u64,
     /// The tool names, joined with `+` for a batch of parallel calls.
@@ -65,7 +65,7 @@ pub struct Step {
 impl Step {
     /// How many candidates were skipped for each reason, in order of first
     /// appearance: the compact form the timelines show.
-    pub fn skip_counts(&self) -> Vec<(SkipReason, usize)> {
+    pub(crate) fn skip_counts(&self) -> Vec<(SkipReason, usize)> {
         let mut counts: Vec<(SkipReason, usize)> = Vec::new();
         for skipped in &self.skipped {
             match counts.iter_mut().find(|(r, _)| *r == skipped.reason) {
@@ -79,7 +79,7 @@ impl Step {
 
 /// A rule injected at a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The rule file.
     pub file: String,
     /// Why (`nested_traversal`, `path_glob_match`, `session_start`, ...).
@@ -90,7 +90,7 @@ pub struct Loaded {
 
 /// A candidate not injected at a step.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Skipped {
+pub(crate) struct Skipped {
     /// The candidate file (or the touched path, for `outside_root`).
     pub file: String,
     /// Why (`scope_miss`, `already_loaded`, `outside_root`, ...).
@@ -99,7 +99,7 @@ pub struct Skipped {
 
 /// The comparison.
 #[derive(Debug, Clone, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Tool calls read.
     pub calls: u64,
     /// Batches (model turns with tool calls).
@@ -133,7 +133,7 @@ pub struct Summary {
 
 /// The eager strategy.
 #[derive(Debug, Clone, Serialize)]
-pub struct Eager {
+pub(crate) struct Eager {
     /// Rule files in the project.
     pub rules: u64,
     /// Their bytes, each file's `@imports` inlined.
@@ -144,7 +144,7 @@ pub struct Eager {
 
 /// The native strategy.
 #[derive(Debug, Clone, Serialize)]
-pub struct Native {
+pub(crate) struct Native {
     /// Whether the transcript records the agent's own loads.
     pub known: bool,
     /// Distinct rule files the agent loaded itself (0 when unknown).
@@ -155,7 +155,7 @@ pub struct Native {
 
 /// The JIT strategy.
 #[derive(Debug, Clone, Serialize)]
-pub struct Jit {
+pub(crate) struct Jit {
     /// Distinct rule files injected.
     pub rules: u64,
     /// Bytes injected (each injection counted, re-injections after a
@@ -173,7 +173,7 @@ pub struct Jit {
 
 /// A rule native loading missed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Missed {
+pub(crate) struct Missed {
     /// The rule file.
     pub file: String,
     /// The first step at which a tool touched its scope unloaded.
@@ -200,7 +200,7 @@ fn sources(format: Option<Format>) -> Vec<Box<dyn RuleSource>> {
 }
 
 /// Replays `trace` on `options.root`.
-pub fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay> {
+pub(crate) fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay> {
     let engine = Engine::new(&options.root)?;
     let conventions = crate::conventions::resolve(engine.root(), options.conventions.as_deref())?
         .with_own(sources(trace.format));

@@ -12,11 +12,11 @@ use serde_json::Value;
 
 /// The longest transcript line read whole; a longer one (a huge tool
 /// result) is skipped and counted, so one line cannot take the memory.
-pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// A transcript format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Claude Code's session JSON Lines (`~/.claude/projects/…/<session>.jsonl`).
     ClaudeCode,
     /// Codex CLI's rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
@@ -29,7 +29,7 @@ pub enum Format {
 
 impl Format {
     /// The name used on the command line and in the output.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
@@ -41,7 +41,7 @@ impl Format {
 
 /// The context a call runs in: the main conversation or one sub-agent.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Channel {
+pub(crate) enum Channel {
     /// The main conversation.
     Main,
     /// A sub-agent, by id.
@@ -50,7 +50,7 @@ pub enum Channel {
 
 impl Channel {
     /// `main` or `subagent:<id>`, as events and the generic format write it.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self {
             Channel::Main => "main".to_owned(),
             Channel::Subagent(id) => format!("subagent:{id}"),
@@ -70,7 +70,7 @@ impl Channel {
 
 /// One tool call as the transcript gives it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Call {
+pub(crate) struct Call {
     /// The tool's name in the transcript's own vocabulary (`Write`,
     /// `apply_patch`, or a registered name in the generic form).
     pub tool: String,
@@ -80,7 +80,7 @@ pub struct Call {
 
 /// What happened, in order.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Item {
+pub(crate) enum Item {
     /// Tool calls the model issued together (one model turn).
     Batch {
         /// Where they ran.
@@ -108,7 +108,7 @@ pub enum Item {
 
 /// A transcript read into items.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Trace {
+pub(crate) struct Trace {
     /// The format it was read as.
     pub format: Option<Format>,
     /// The session's first working directory, when the records carry one.
@@ -127,7 +127,7 @@ pub struct Trace {
 
 /// Reads the transcript at `path` (and, for Claude Code, its sub-agent
 /// transcripts) as `format`.
-pub fn read(path: &Utf8Path, format: Format) -> anyhow::Result<Trace> {
+pub(crate) fn read(path: &Utf8Path, format: Format) -> anyhow::Result<Trace> {
     let lines = read_lines(path)?;
     let format = match format {
         Format::Auto => recognise(&lines.records),

@@ -143,9 +143,9 @@ impl RuleSource for ClaudeSource {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rule::{RuleScope, parse_rule};
     use crate::SkipReason;
     use crate::rule::frontmatter;
+    use crate::rule::{RuleScope, parse_rule};
 
     fn scope(text: &str) -> ScopeSpec {
         let claude = ClaudeSource::default();

@@ -12,7 +12,7 @@ use super::json::{self, Json, Object, Style};
 /// them. When an edit cannot be placed (repeated keys, keys in a new order)
 /// or does not parse back to `new`, the whole document is rendered in the
 /// file's style instead.
-pub fn rewrite(
+pub(super) fn rewrite(
     text: &str,
     old: &Json,
     new: &Json,

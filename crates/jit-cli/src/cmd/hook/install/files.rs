@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 /// The file's bytes, or `None` when there is no such file.
-pub fn read_if_exists(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+pub(super) fn read_if_exists(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     match std::fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -16,7 +16,7 @@ pub fn read_if_exists(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
 }
 
 /// The file's text, or `None` when there is no such file.
-pub fn read_text_if_exists(path: &Path) -> anyhow::Result<Option<String>> {
+pub(super) fn read_text_if_exists(path: &Path) -> anyhow::Result<Option<String>> {
     read_if_exists(path)?
         .map(|bytes| {
             String::from_utf8(bytes)
@@ -26,7 +26,7 @@ pub fn read_text_if_exists(path: &Path) -> anyhow::Result<Option<String>> {
 }
 
 /// `<file name>.jit-backup`, next to `path`.
-pub fn backup_path(path: &Path) -> PathBuf {
+pub(super) fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().map(OsString::from).unwrap_or_default();
     name.push(".jit-backup");
     path.with_file_name(name)
@@ -36,7 +36,7 @@ pub fn backup_path(path: &Path) -> PathBuf {
 /// backup is already there: that one holds the file as it was before jit's
 /// first install, which is what an uninstall should come back to. Returns
 /// whether a backup was written.
-pub fn back_up(original: &[u8], backup: &Path) -> anyhow::Result<bool> {
+pub(super) fn back_up(original: &[u8], backup: &Path) -> anyhow::Result<bool> {
     let created = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -58,7 +58,7 @@ pub fn back_up(original: &[u8], backup: &Path) -> anyhow::Result<bool> {
 /// bytes go to a temporary file in the same folder (a rename across file
 /// systems would not be atomic), which is then renamed over `path`. The
 /// replaced file's permissions carry over.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -92,7 +92,7 @@ fn write_then_rename(temp: &Path, path: &Path, bytes: &[u8]) -> anyhow::Result<(
 
 /// A unified diff from `old` to `new`, both labelled `label` (a path
 /// relative to the folder the change applies in, as `git diff` writes it).
-pub fn unified_diff(old: &str, new: &str, label: &str) -> String {
+pub(super) fn unified_diff(old: &str, new: &str, label: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)

@@ -12,7 +12,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 /// other `serde_json::Map` in the build (`jit bash --json` prints one), so
 /// settings files get this small type of their own.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub(super) enum Json {
     Null,
     Bool(bool),
     Number(serde_json::Number),
@@ -23,7 +23,7 @@ pub enum Json {
 
 impl Json {
     /// What the value is, for error messages ("an array").
-    pub fn kind(&self) -> &'static str {
+    pub(super) fn kind(&self) -> &'static str {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "a boolean",
@@ -35,7 +35,7 @@ impl Json {
     }
 
     /// The string, if the value is one.
-    pub fn as_str(&self) -> Option<&str> {
+    pub(super) fn as_str(&self) -> Option<&str> {
         match self {
             Json::String(s) => Some(s),
             _ => None,
@@ -43,7 +43,7 @@ impl Json {
     }
 
     /// The same value as a `serde_json::Value`, whose equality ignores key order.
-    pub fn to_value(&self) -> serde_json::Value {
+    pub(super) fn to_value(&self) -> serde_json::Value {
         match self {
             Json::Null => serde_json::Value::Null,
             Json::Bool(b) => serde_json::Value::Bool(*b),
@@ -65,23 +65,23 @@ impl Json {
 
 /// A JSON object: its entries in file order, keys unique.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Object(Vec<(String, Json)>);
+pub(super) struct Object(Vec<(String, Json)>);
 
 impl Object {
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
-    pub fn get(&self, key: &str) -> Option<&Json> {
+    pub(super) fn get(&self, key: &str) -> Option<&Json> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+    pub(super) fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
         self.0.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// Sets `key`: in place when it is there, else as the last entry.
-    pub fn insert(&mut self, key: &str, value: Json) {
+    pub(super) fn insert(&mut self, key: &str, value: Json) {
         match self.get_mut(key) {
             Some(slot) => *slot = value,
             None => self.0.push((key.to_owned(), value)),
@@ -89,7 +89,11 @@ impl Object {
     }
 
     /// The value at `key`, first set to `make()` as the last entry when absent.
-    pub fn get_or_insert_with(&mut self, key: &str, make: impl FnOnce() -> Json) -> &mut Json {
+    pub(super) fn get_or_insert_with(
+        &mut self,
+        key: &str,
+        make: impl FnOnce() -> Json,
+    ) -> &mut Json {
         let index = match self.0.iter().position(|(k, _)| k == key) {
             Some(index) => index,
             None => {
@@ -100,16 +104,16 @@ impl Object {
         &mut self.0[index].1
     }
 
-    pub fn remove(&mut self, key: &str) -> Option<Json> {
+    pub(super) fn remove(&mut self, key: &str) -> Option<Json> {
         let index = self.0.iter().position(|(k, _)| k == key)?;
         Some(self.0.remove(index).1)
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
+    pub(super) fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| k.as_str())
     }
 
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut Json)> {
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut Json)> {
         self.0.iter_mut().map(|(k, v)| (k.as_str(), v))
     }
 }
@@ -215,7 +219,7 @@ impl Serialize for Json {
 
 /// How a settings file is laid out, so a rewrite looks like its owner's file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Style {
+pub(super) struct Style {
     /// One level of indentation; `None` for a file written on one line.
     indent: Option<String>,
     crlf: bool,
@@ -225,7 +229,7 @@ pub struct Style {
 
 impl Style {
     /// The layout of a file jit creates: two spaces, a final newline.
-    pub fn new_file() -> Self {
+    pub(super) fn new_file() -> Self {
         Style {
             indent: Some("  ".to_owned()),
             crlf: false,
@@ -235,18 +239,18 @@ impl Style {
     }
 
     /// One level of indentation; `None` for a file written on one line.
-    pub fn indent(&self) -> Option<&str> {
+    pub(super) fn indent(&self) -> Option<&str> {
         self.indent.as_deref()
     }
 
     /// The file's line end.
-    pub fn newline(&self) -> &'static str {
+    pub(super) fn newline(&self) -> &'static str {
         if self.crlf { "\r\n" } else { "\n" }
     }
 
     /// The same indentation, for a value inside the file: `\n` line ends,
     /// no final newline, no byte-order mark.
-    pub fn inline(&self) -> Self {
+    pub(super) fn inline(&self) -> Self {
         Style {
             indent: self.indent.clone(),
             crlf: false,
@@ -257,7 +261,7 @@ impl Style {
 
     /// Reads the layout of `text`. The first indented line is one level deep
     /// in any pretty-printed object, so its leading whitespace is the unit.
-    pub fn detect(text: &str) -> Self {
+    pub(super) fn detect(text: &str) -> Self {
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
         // `{}` on one line says nothing about how its owner indents; only a
         // one-line file with entries is kept on one line.
@@ -289,14 +293,14 @@ impl Style {
 }
 
 /// Parses a settings file's text (a leading byte-order mark is allowed).
-pub fn parse(text: &str) -> Result<(Json, Style), serde_json::Error> {
+pub(super) fn parse(text: &str) -> Result<(Json, Style), serde_json::Error> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value = serde_json::from_str(body)?;
     Ok((value, Style::detect(text)))
 }
 
 /// Writes `value` out in `style`.
-pub fn render(value: &Json, style: &Style) -> Result<String, serde_json::Error> {
+pub(super) fn render(value: &Json, style: &Style) -> Result<String, serde_json::Error> {
     let bytes = match &style.indent {
         Some(indent) => {
             let mut out = Vec::new();

@@ -7,7 +7,7 @@ use crate::cmd::hook::AgentKind;
 
 /// Where an agent keeps its hooks and which of them jit needs.
 #[derive(Debug)]
-pub struct Spec {
+pub(super) struct Spec {
     /// The folder under the project root or the home directory.
     pub dir: &'static str,
     /// The file in that folder.
@@ -60,7 +60,7 @@ const GEMINI: Spec = Spec {
 };
 
 impl Spec {
-    pub fn of(agent: AgentKind) -> &'static Spec {
+    pub(super) fn of(agent: AgentKind) -> &'static Spec {
         match agent {
             AgentKind::ClaudeCode => &CLAUDE_CODE,
             AgentKind::Codex => &CODEX,
@@ -70,7 +70,7 @@ impl Spec {
 }
 
 /// The hook command for `agent`, run by the binary at `exe`.
-pub fn command_line(exe: &str, agent: AgentKind) -> String {
+pub(super) fn command_line(exe: &str, agent: AgentKind) -> String {
     format!("{} hook --agent {}", shell_quote(exe), agent.name())
 }
 
@@ -90,14 +90,14 @@ fn shell_quote(word: &str) -> String {
 
 /// Recognises jit's own hook commands for one agent.
 #[derive(Debug)]
-pub struct Ours {
+pub(super) struct Ours {
     suffix: String,
     /// The running binary's file name, when it is not `jit` (a renamed copy).
     exe_name: Option<String>,
 }
 
 impl Ours {
-    pub fn new(agent: AgentKind, exe: Option<&Path>) -> Self {
+    pub(super) fn new(agent: AgentKind, exe: Option<&Path>) -> Self {
         let exe_name = exe
             .and_then(Path::file_name)
             .and_then(|name| name.to_str())
@@ -111,7 +111,7 @@ impl Ours {
     /// Whether `command` runs a `jit` binary (or one named like the running
     /// one) as `hook --agent <agent>`. The program's folder does not matter,
     /// so an install from a moved binary replaces the old entries.
-    pub fn matches(&self, command: &str) -> bool {
+    pub(super) fn matches(&self, command: &str) -> bool {
         let Some((program, rest)) = first_word(command.trim_start()) else {
             return false;
         };
@@ -165,7 +165,7 @@ fn first_word(command: &str) -> Option<(String, &str)> {
 
 /// What an install did to one event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
+pub(super) enum Change {
     /// jit had no entry there; one was added.
     Added,
     /// jit's entry was there in another form (another binary path, an older
@@ -261,7 +261,7 @@ fn hooks_object(root: &mut Object) -> anyhow::Result<Option<&mut Object>> {
 /// place, and says what happened to each event. Everything else in the
 /// document stays where it was. On error `doc` may be half changed and must
 /// not be written.
-pub fn install(
+pub(super) fn install(
     doc: &mut Json,
     spec: &Spec,
     command: &str,
@@ -319,7 +319,7 @@ pub fn install(
 /// Takes jit's entries out of `doc` and returns the events they were under
 /// (none when jit had nothing there). An event left empty goes, and so does
 /// a `hooks` object left empty.
-pub fn uninstall(doc: &mut Json, ours: &Ours) -> anyhow::Result<Vec<String>> {
+pub(super) fn uninstall(doc: &mut Json, ours: &Ours) -> anyhow::Result<Vec<String>> {
     let root = root_object(doc)?;
     let Some(hooks) = hooks_object(root)? else {
         return Ok(Vec::new());
@@ -337,7 +337,7 @@ pub fn uninstall(doc: &mut Json, ours: &Ours) -> anyhow::Result<Vec<String>> {
 }
 
 /// Whether `doc` is an object with nothing in it.
-pub fn is_empty_object(doc: &Json) -> bool {
+pub(super) fn is_empty_object(doc: &Json) -> bool {
     matches!(doc, Json::Object(object) if object.is_empty())
 }
 
