@@ -169,6 +169,7 @@ fn owned(sources: Vec<&str>) -> Vec<String> {
 /// by tool name, with reporters that have no tool after the registered
 /// tools, and the harness's exposed names after those.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AuditReport {
     problems: Vec<AuditProblem>,
     warnings: Vec<AuditProblem>,

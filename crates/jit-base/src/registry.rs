@@ -81,6 +81,7 @@ impl TouchedPaths {
 
 /// An input a reporter saw and chose not to report as a path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SkippedInput {
     /// The input as written (for example a shell word).
     pub word: String,

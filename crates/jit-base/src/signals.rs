@@ -33,6 +33,9 @@ pub trait ChangeSource: Send + Sync {
 }
 
 /// The answer of a [`ChangeSource`].
+///
+/// Plug-ins build it with a struct expression, so it is not
+/// `#[non_exhaustive]`: a new field would come with a new major version.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ChangeSet {
     /// Changed files, relative to the worktree root, `/`-separated.

@@ -8,6 +8,7 @@ use crate::narrow::{narrow_to_cwd, subtree};
 
 /// What the startup load matches `paths:` scopes against, and why it is what it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Signals {
     /// The cwd directory marker first (root-relative, with a trailing `/`,
     /// absent when the cwd is the root), then the changed files inside the

@@ -77,6 +77,7 @@ pub struct Engine {
 ///
 /// This is the payload of one telemetry event.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Discovery {
     /// The touched path: root-relative and `/`-separated inside the project
     /// (`.` for the root), absolute outside it.
@@ -103,6 +104,7 @@ impl Discovery {
 
 /// The discoveries of one tool call: one per touched path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ToolCallDiscovery {
     /// The tool's name.
     pub tool: String,

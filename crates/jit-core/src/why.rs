@@ -26,6 +26,7 @@ use crate::rule::{RuleScope, SkipReason, parse_rule};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PatternTrace {
     /// The pattern as written.
     pub pattern: String,
@@ -43,6 +44,7 @@ pub struct PatternTrace {
 
 /// Where a pattern stopped following a path.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stop {
     /// The leading path segments the pattern still accounted for, joined
     /// with `/` (`""` when it failed at the first one).
@@ -383,6 +385,7 @@ fn expected(segs: &[Seg], states: &[usize]) -> Vec<String> {
 /// Where a rule file sits for one convention: the directory whose scan
 /// finds it, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RuleLocation {
     /// The convention's name ([`RuleSource::name`]).
     pub source: String,
@@ -465,6 +468,7 @@ fn owner_of<'a>(file: &'a str, name: &str) -> Option<&'a str> {
 /// A rule file's head as the engine reads it: its scope and the warnings
 /// the parse gave.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RuleHead {
     /// Whether a frontmatter block was read.
     pub frontmatter: bool,
@@ -495,6 +499,7 @@ pub enum HeadScope {
 /// (`invalid_frontmatter`, `yaml_too_complex`, `too_many_patterns`,
 /// `pattern_too_long`) and its detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HeadError {
     /// The engine's reason.
     pub reason: SkipReason,

@@ -25,6 +25,7 @@ const MAX_INDEX_FILES: usize = 2_000;
 
 /// One rule that exists but was not loaded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct IndexEntry {
     /// The rule file, root-relative.
     pub file: String,
@@ -40,6 +41,7 @@ pub struct IndexEntry {
 
 /// Rules left out of the index past its byte bound, in one directory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct IndexOverflow {
     /// The directory, root-relative (`.` for the root).
     pub dir: String,

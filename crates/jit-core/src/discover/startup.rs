@@ -114,6 +114,7 @@ impl StartupOptions {
 
 /// What the startup load brought in, and why the rest stayed out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct StartupReport {
     /// The scope signals: the cwd marker (`src/ui/`, none at the root) and
     /// the changed files inside the cwd subtree.

@@ -65,6 +65,7 @@ pub const MAX_YAML_DEPTH: usize = 16;
 
 /// The parsed head of a rule file.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Frontmatter {
     /// Keys parsed as YAML. Empty when the file has no frontmatter.
     values: Map<String, Value>,

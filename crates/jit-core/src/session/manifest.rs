@@ -94,6 +94,7 @@ pub struct DebtEntry {
 
 /// Every block a session injected, resident or gone, in order of arrival.
 #[derive(Debug, Clone, Default, Serialize)]
+#[non_exhaustive]
 pub struct Manifest {
     entries: Vec<ManifestEntry>,
 }
