@@ -9,7 +9,7 @@ use std::sync::Arc;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::chain::{ChainLevel, Level, Refusal, contained};
-use super::state::{DiscoveryState, ScanRecord, record_is_fresh};
+use super::state::{DiscoveryState, Replay, ScanRecord, record_is_fresh};
 use super::{Discovery, Engine, MAX_RULE_FILES_PER_FOLDER};
 use crate::rule::scope::ScopeMatcher;
 use crate::rule::source::{Imports, Precedence, RuleDir, RuleSource};
@@ -39,6 +39,17 @@ pub(crate) struct DirScan<'a> {
     /// Every candidate of the current directory was resolved (no scope miss,
     /// no I/O error).
     complete: bool,
+    /// Something other than a scope miss left the current directory
+    /// unresolved (an I/O error, a passing failure, the startup budget, a
+    /// row decided outside [`DirScan::judge_known`]): it must be scanned
+    /// again from its listing, not replayed.
+    blocked: bool,
+    /// Rows pushed now come from [`DirScan::judge_known`], which a replay
+    /// reproduces.
+    judging: bool,
+    /// The index in the engine's sources of the source being scanned, when
+    /// its judged candidates are recorded for a replay (project directories).
+    replay_source: Option<usize>,
     /// One path buffer for every probe: most candidates do not exist, and the
     /// walk's cost is mostly these probes.
     buffer: String,
@@ -97,6 +108,9 @@ impl<'a> DirScan<'a> {
             out,
             record: ScanRecord::default(),
             complete: true,
+            blocked: false,
+            judging: false,
+            replay_source: None,
             buffer: String::new(),
             dir: String::new(),
             source_name: "",
@@ -123,6 +137,9 @@ impl<'a> DirScan<'a> {
             out: &mut *self.out,
             record: ScanRecord::default(),
             complete: true,
+            blocked: false,
+            judging: false,
+            replay_source: None,
             buffer: String::new(),
             dir: String::new(),
             source_name: source.name(),
@@ -165,6 +182,9 @@ impl<'a> DirScan<'a> {
                     seen_dirs.push(real);
                     if let Some(record) = self.state.scanned.get(&**real) {
                         if record_is_fresh(real, stamps.get(i).copied().flatten(), record) {
+                            if record.open {
+                                self.replay(real);
+                            }
                             continue;
                         }
                         self.state.scanned.remove(&**real);
@@ -195,14 +215,63 @@ impl<'a> DirScan<'a> {
         }
     }
 
-    /// Scans one directory and records it as scanned when it was complete.
+    /// Scans one directory and records it as scanned when it was complete,
+    /// or as open when only scope misses kept it from being complete (the
+    /// next touch replays its candidates instead of listing it again).
     pub(crate) fn run(&mut self, dir: &Arc<str>, stamp: Option<Stamp>) {
         self.record = ScanRecord::default();
         self.complete = true;
+        self.blocked = false;
         self.scan(Utf8Path::new(&**dir), stamp);
-        if self.complete {
-            let record = std::mem::take(&mut self.record);
+        self.replay_source = None;
+        if self.complete || (!self.blocked && self.record.dir.is_some()) {
+            let mut record = std::mem::take(&mut self.record);
+            record.open = !self.complete;
+            if self.complete {
+                record.replay = Vec::new();
+            }
             self.state.scanned.insert(Arc::clone(dir), record);
+        }
+    }
+
+    /// Judges again the candidates an open record holds, in the order the
+    /// scan met them, with what the record proves unchanged: no listing, no
+    /// containment check, no parse (DESIGN §9: a scope miss keeps the
+    /// directory open for the next file there). The record closes when
+    /// nothing missed its scope this time; a failure drops it, so the next
+    /// touch scans the directory from its listing.
+    fn replay(&mut self, dir: &Arc<str>) {
+        let Some(record) = self.state.scanned.get(&**dir) else {
+            return;
+        };
+        let items = record.replay.clone();
+        self.complete = true;
+        self.blocked = false;
+        self.dir.clear();
+        self.dir.push_str(dir);
+        let engine = self.engine;
+        for item in items.iter() {
+            let Some(source) = engine.sources.get(item.source) else {
+                self.blocked = true;
+                continue;
+            };
+            self.source_name = source.name();
+            self.judge_known(
+                source.as_ref(),
+                &item.candidate,
+                &item.real,
+                None,
+                item.stamp,
+            );
+        }
+        self.source_name = "";
+        if self.blocked {
+            self.state.scanned.remove(&**dir);
+        } else if self.complete
+            && let Some(record) = self.state.scanned.get_mut(&**dir)
+        {
+            record.open = false;
+            record.replay = Vec::new();
         }
     }
 
@@ -214,14 +283,18 @@ impl<'a> DirScan<'a> {
             .unwrap_or_else(|| fs::symlink_metadata(dir).map(|m| Stamp::of(&m)))
         {
             Ok(stamp) => self.record.dir = Some(stamp),
-            Err(_) => self.complete = false,
+            Err(_) => {
+                self.complete = false;
+                self.blocked = true;
+            }
         }
         let at_root = dir == self.engine.root;
         let mut probed = Probed::default();
         let engine = self.engine;
-        for source in engine.sources.iter() {
+        for (index, source) in engine.sources.iter().enumerate() {
             let source = source.as_ref();
             self.source_name = source.name();
+            self.replay_source = Some(index);
             let mut winner = None;
             self.judge_names(source, dir, source.files(), &mut probed, &mut winner);
             if at_root {
@@ -459,6 +532,7 @@ impl<'a> DirScan<'a> {
             .map(|rel| rel.display().to_string())
             .unwrap_or_else(|_| path.display().to_string());
         self.complete = false;
+        self.blocked = true;
         self.out.skipped.push(SkippedRule {
             file: lossy,
             reason: SkipReason::NotUtf8,
@@ -480,11 +554,47 @@ impl<'a> DirScan<'a> {
         };
         let stamp = Stamp::of(&meta);
         self.record.stamps.push((real.clone(), stamp));
+        if let Some(source) = self.replay_source {
+            self.record.replay.push(Replay {
+                source,
+                candidate: candidate.to_owned(),
+                real: real.clone(),
+                stamp,
+            });
+        }
+        self.judge_known(source, candidate, &real, Some(&meta), stamp);
+    }
+
+    /// Decides one candidate whose real path and stamp are known: already
+    /// loaded, rejected, out of scope, or loaded. `meta` is read only when
+    /// the rule is not parsed yet (a replay passes none).
+    fn judge_known(
+        &mut self,
+        source: &dyn RuleSource,
+        candidate: &Utf8Path,
+        real: &Utf8Path,
+        meta: Option<&fs::Metadata>,
+        stamp: Stamp,
+    ) {
+        self.judging = true;
+        self.decide_known(source, candidate, real, meta, stamp);
+        self.judging = false;
+    }
+
+    /// The body of [`DirScan::judge_known`].
+    fn decide_known(
+        &mut self,
+        source: &dyn RuleSource,
+        candidate: &Utf8Path,
+        real: &Utf8Path,
+        meta: Option<&fs::Metadata>,
+        stamp: Stamp,
+    ) {
         let previous = self.state.loaded.get(real.as_str()).copied();
         if previous == Some(stamp) {
-            return self.skip_unchanged(source, candidate, &real);
+            return self.skip_unchanged(source, candidate, real);
         }
-        let Some(parsed) = self.parsed(source, candidate, &real, &meta, stamp) else {
+        let Some(parsed) = self.parsed(source, candidate, real, meta, stamp) else {
             return;
         };
         let Some((attribution, scope, detail)) = self.attribution(candidate, &parsed.scope) else {
@@ -500,12 +610,12 @@ impl<'a> DirScan<'a> {
         // Imports are expanded at load time (not cached with the parse), so an
         // imported file edited since is read as it is now.
         if source.imports() == Imports::At && block.content.contains('@') {
-            block = self.expand_imports(source, &real, tier, &block.content, &mut warnings);
+            block = self.expand_imports(source, real, tier, &block.content, &mut warnings);
         }
         if !self.within_startup_budget(source, candidate, tier, block.content.len() as u64) {
             return;
         }
-        self.record_imports(source, &real, block.imported, &mut warnings);
+        self.record_imports(source, real, block.imported, &mut warnings);
         // The including rule's block carries the imported text, so its bytes
         // are the whole block and the bytes of one discovery add up to what
         // was injected.
@@ -513,7 +623,7 @@ impl<'a> DirScan<'a> {
         self.state
             .set_origin(real.as_str(), format!("{file} ({})", source.name()));
         self.state.imported_by.remove(real.as_str());
-        self.state.loaded.insert(real.into_string(), stamp);
+        self.state.loaded.insert(real.to_string(), stamp);
         self.out.loaded.push(LoadedRule {
             file,
             attribution,
@@ -619,12 +729,26 @@ impl<'a> DirScan<'a> {
         source: &dyn RuleSource,
         candidate: &Utf8Path,
         real: &Utf8Path,
-        meta: &fs::Metadata,
+        meta: Option<&fs::Metadata>,
         stamp: Stamp,
     ) -> Option<Arc<ParsedRule>> {
         let cached = match self.state.parsed.get(real.as_str()) {
             Some((cached, parsed)) if *cached == stamp => parsed.clone(),
             _ => {
+                let fetched;
+                let meta = match meta {
+                    Some(meta) => meta,
+                    None => match fs::metadata(real) {
+                        Ok(meta) => {
+                            fetched = meta;
+                            &fetched
+                        }
+                        Err(err) => {
+                            self.unreadable(candidate, &err);
+                            return None;
+                        }
+                    },
+                };
                 let parsed = read_rule(real, meta, source, self.engine.max_rule_bytes);
                 // A passing failure is not remembered: the next touch reads
                 // the file again. Anything else is kept until the file
@@ -643,6 +767,7 @@ impl<'a> DirScan<'a> {
                 if rejection.transient {
                     // The directory must be judged again next time.
                     self.complete = false;
+                    self.blocked = true;
                 }
                 self.skip(candidate, rejection.reason, &rejection.detail);
                 None
@@ -795,6 +920,7 @@ impl<'a> DirScan<'a> {
             // Not for the startup chain, but for the first touch of its
             // directory: the directory must be judged again.
             self.complete = false;
+            self.blocked = true;
             self.skip(
                 candidate,
                 SkipReason::TooLargeForBudget,
@@ -855,6 +981,11 @@ impl<'a> DirScan<'a> {
     }
 
     fn skip(&mut self, candidate: &Utf8Path, reason: SkipReason, detail: &str) {
+        if !self.judging {
+            // A row a replay would not reproduce (a shadowed name, a
+            // folder over the limit or outside the root): no replay.
+            self.blocked = true;
+        }
         self.out.skipped.push(SkippedRule {
             file: self.engine.display(candidate),
             reason,
@@ -866,6 +997,7 @@ impl<'a> DirScan<'a> {
     fn unreadable(&mut self, candidate: &Utf8Path, err: &io::Error) {
         // An I/O error may be passing: judge this directory again next time.
         self.complete = false;
+        self.blocked = true;
         self.skip(
             candidate,
             SkipReason::Unreadable,
@@ -879,4 +1011,167 @@ fn is_absent(err: &io::Error) -> bool {
         err.kind(),
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::fs;
+
+    use std::sync::Arc;
+
+    use camino::Utf8Path;
+    use pretty_assertions::assert_eq;
+
+    use crate::{
+        AgentsSource, ClaudeSource, Discovery, DiscoveryState, Engine, RuleSource, SkipReason,
+    };
+
+    /// A tree where the root and `src/ui` hold scoped rules that miss a
+    /// README and match a component, an import, an unscoped rule on the
+    /// chain and two conventions.
+    fn tree() -> (tempfile::TempDir, Engine) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".claude/rules")).unwrap();
+        fs::create_dir_all(root.join("src/ui/.claude/rules")).unwrap();
+        fs::create_dir_all(root.join("docs")).unwrap();
+        fs::write(root.join("CLAUDE.md"), "Root.\n@docs/style.md\n").unwrap();
+        fs::write(root.join("docs/style.md"), "Style.\n").unwrap();
+        fs::write(root.join("AGENTS.md"), "Agents at the root.\n").unwrap();
+        fs::write(
+            root.join(".claude/rules/tsx.md"),
+            "---\npaths: [\"src/**/*.tsx\"]\n---\nComponents.\n",
+        )
+        .unwrap();
+        fs::write(
+            root.join(".claude/rules/py.md"),
+            "---\npaths: [\"**/*.py\"]\n---\nPython.\n",
+        )
+        .unwrap();
+        fs::write(root.join("src/ui/CLAUDE.md"), "UI.\n").unwrap();
+        fs::write(
+            root.join("src/ui/.claude/rules/footer.md"),
+            "---\npaths: [\"src/ui/Footer.tsx\"]\n---\nFooter.\n",
+        )
+        .unwrap();
+        let sources: [Arc<dyn RuleSource>; 2] = [
+            Arc::new(ClaudeSource::default()),
+            Arc::new(AgentsSource::default()),
+        ];
+        let engine = Engine::new(root).unwrap().with_sources(sources);
+        (dir, engine)
+    }
+
+    fn rows(discovery: &Discovery) -> (Vec<String>, Vec<String>) {
+        (
+            discovery
+                .loaded
+                .iter()
+                .map(|l| format!("{} {:?} {}", l.file, l.attribution, l.bytes))
+                .collect(),
+            discovery
+                .skipped
+                .iter()
+                .map(|s| format!("{} {:?} {}", s.file, s.reason, s.detail))
+                .collect(),
+        )
+    }
+
+    /// A replayed open record decides exactly what a scan from the listing
+    /// decides, for every touch of a session.
+    #[test]
+    fn a_replay_decides_what_a_full_scan_decides() {
+        let (_dir, engine) = tree();
+        let mut state = DiscoveryState::default();
+        let touches = [
+            "src/ui/README.md",
+            "src/ui/Button.tsx",
+            "src/ui/Footer.tsx",
+            "src/ui/Footer.tsx",
+            "tools/x.py",
+            "src/ui/README.md",
+        ];
+        let mut replayed = 0;
+        for path in touches {
+            let mut rescanned = state.clone();
+            rescanned.scanned.retain(|_, record| !record.open);
+            replayed += state.scanned.len() - rescanned.scanned.len();
+            let warm = engine.discover(&mut state, Utf8Path::new(path), engine.root());
+            let cold = engine.discover(&mut rescanned, Utf8Path::new(path), engine.root());
+            assert_eq!(rows(&warm), rows(&cold), "{path}");
+        }
+        assert!(replayed >= 4, "only {replayed} open records were replayed");
+    }
+
+    /// The root and `src/ui` stay open while a scoped rule there has not
+    /// loaded, and close once every one has.
+    #[test]
+    fn an_open_record_closes_when_every_scoped_rule_has_loaded() {
+        let (_dir, engine) = tree();
+        let mut state = DiscoveryState::default();
+        let ui = format!("{}/src/ui", engine.root());
+        engine.discover(&mut state, Utf8Path::new("src/ui/README.md"), engine.root());
+        assert!(state.scanned[ui.as_str()].open);
+        assert_eq!(state.scanned[ui.as_str()].replay.len(), 2);
+        engine.discover(
+            &mut state,
+            Utf8Path::new("src/ui/Footer.tsx"),
+            engine.root(),
+        );
+        assert!(!state.scanned[ui.as_str()].open);
+        assert!(state.scanned[ui.as_str()].replay.is_empty());
+        // The root still holds the Python rule.
+        assert!(state.scanned[engine.root().as_str()].open);
+    }
+
+    /// A scoped rule edited to match, or added, after its directory's record
+    /// opened is judged from disk on the next touch: a replay never hides a
+    /// change.
+    #[test]
+    fn an_edited_or_added_rule_beside_an_open_record_is_read_again() {
+        let (dir, engine) = tree();
+        let mut state = DiscoveryState::default();
+        engine.discover(&mut state, Utf8Path::new("src/ui/README.md"), engine.root());
+        fs::write(
+            dir.path().join(".claude/rules/py.md"),
+            "---\npaths: [\"**/*.md\"]\n---\nPython and Markdown, now.\n",
+        )
+        .unwrap();
+        fs::write(
+            dir.path().join(".claude/rules/new.md"),
+            "---\npaths: [\"src/**\"]\n---\nNew.\n",
+        )
+        .unwrap();
+        let next = engine.discover(&mut state, Utf8Path::new("src/ui/NOTES.md"), engine.root());
+        let loaded: Vec<&str> = next.loaded.iter().map(|l| l.file.as_str()).collect();
+        assert_eq!(loaded, [".claude/rules/new.md", ".claude/rules/py.md"]);
+        assert!(
+            next.skipped
+                .iter()
+                .any(|s| s.file == ".claude/rules/tsx.md" && s.reason == SkipReason::ScopeMiss)
+        );
+    }
+
+    /// A directory left unresolved by something other than a scope miss
+    /// (here a shadowed name) is scanned from its listing every time, never
+    /// replayed.
+    #[test]
+    fn a_directory_with_a_row_a_replay_cannot_reproduce_stays_unrecorded() {
+        let (dir, engine) = tree();
+        fs::write(dir.path().join("src/ui/AGENTS.override.md"), "Override.\n").unwrap();
+        fs::write(dir.path().join("src/ui/AGENTS.md"), "Shadowed.\n").unwrap();
+        let mut state = DiscoveryState::default();
+        engine.discover(&mut state, Utf8Path::new("src/ui/README.md"), engine.root());
+        let ui = format!("{}/src/ui", engine.root());
+        assert!(!state.scanned.contains_key(ui.as_str()));
+        let again = engine.discover(&mut state, Utf8Path::new("src/ui/README.md"), engine.root());
+        assert!(
+            again
+                .skipped
+                .iter()
+                .any(|s| s.file == "src/ui/AGENTS.md" && s.reason == SkipReason::Shadowed)
+        );
+    }
 }

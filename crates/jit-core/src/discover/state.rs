@@ -62,6 +62,27 @@ pub(super) struct ScanRecord {
     /// stamp at scan time. A changed stamp means the directory must be
     /// scanned again.
     pub(super) stamps: Vec<(Utf8PathBuf, Stamp)>,
+    /// The record is open: a scoped rule here missed the last touched
+    /// path, so the next touch judges [`ScanRecord::replay`] again.
+    pub(super) open: bool,
+    /// Every candidate the scan judged past its containment check, in
+    /// order, kept while the record is open.
+    pub(super) replay: Vec<Replay>,
+}
+
+/// A candidate of an open scan record: enough to judge it again without
+/// listing its folder or resolving its real path, which the record's stamps
+/// prove unchanged.
+#[derive(Debug, Clone)]
+pub(super) struct Replay {
+    /// The index of its source in the engine's sources.
+    pub(super) source: usize,
+    /// The candidate as the scan addressed it.
+    pub(super) candidate: Utf8PathBuf,
+    /// Its real path, contained in the boundary.
+    pub(super) real: Utf8PathBuf,
+    /// Its stamp when judged (also in the record's stamps).
+    pub(super) stamp: Stamp,
 }
 
 impl DiscoveryState {
