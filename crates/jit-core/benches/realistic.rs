@@ -17,6 +17,8 @@
 //!   the file next to it.
 //! * `warm_same_file`: the same state touches the deep file again.
 //! * `floor_warm`: the syscalls no warm touch can avoid, timed bare.
+//! * `floor_warm_fresh`: `floor_warm` plus the stats freshness adds (rule
+//!   folders, scoped rules not loaded yet, the touched path's kind).
 //! * `floor_cold_listing` and `floor_cold_probes`: the syscalls no cold
 //!   touch can avoid, with one directory listing per level or one probe per
 //!   candidate name per level.
@@ -214,6 +216,45 @@ fn floor_warm(bencher: Bencher) {
         }
         for rule in &rules {
             ok += usize::from(fs::metadata(rule).is_ok());
+        }
+        ok
+    });
+}
+
+/// The warm floor with what freshness adds on this tree (DESIGN §9: an
+/// edited rule is read again on the next touch of its directory): the
+/// [`floor_warm`] probes, plus one `metadata` per rule folder on the chain
+/// and its parent (`.claude` and `.claude/rules`, at the root and the nested
+/// one: a rule added or removed there changes them, not the level), plus
+/// one `metadata` per scoped rule on the chain that has not loaded (an edit
+/// may widen its `paths:` to the next file), plus the one `metadata` that
+/// tells whether the touched path is a directory. This is what the engine's
+/// warm sibling touch stats; `warm_sibling` over this is its own overhead.
+#[divan::bench]
+fn floor_warm_fresh(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let dirs = chain_dirs(tree);
+    let rules: Vec<PathBuf> = tree.chain_rules.iter().map(|r| tree.root.join(r)).collect();
+    let folders = chain_rule_folders(tree);
+    let mut extra: Vec<PathBuf> = Vec::new();
+    for folder in &folders {
+        extra.extend(folder.parent().map(PathBuf::from));
+        extra.push(folder.clone());
+        for entry in fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if !rules.contains(&path) {
+                extra.push(path);
+            }
+        }
+    }
+    extra.push(tree.root.join(&tree.sibling_file));
+    bencher.bench(|| {
+        let mut ok = 0;
+        for dir in &dirs {
+            ok += usize::from(fs::symlink_metadata(dir).is_ok());
+        }
+        for path in rules.iter().chain(&extra) {
+            ok += usize::from(fs::metadata(path).is_ok());
         }
         ok
     });

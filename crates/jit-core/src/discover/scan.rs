@@ -241,10 +241,15 @@ impl<'a> DirScan<'a> {
     /// nothing missed its scope this time; a failure drops it, so the next
     /// touch scans the directory from its listing.
     fn replay(&mut self, dir: &Arc<str>) {
-        let Some(record) = self.state.scanned.get(&**dir) else {
+        // Taken out for the replay and put back after, not cloned.
+        let Some(items) = self
+            .state
+            .scanned
+            .get_mut(&**dir)
+            .map(|record| std::mem::take(&mut record.replay))
+        else {
             return;
         };
-        let items = record.replay.clone();
         self.complete = true;
         self.blocked = false;
         self.dir.clear();
@@ -267,11 +272,12 @@ impl<'a> DirScan<'a> {
         self.source_name = "";
         if self.blocked {
             self.state.scanned.remove(&**dir);
-        } else if self.complete
-            && let Some(record) = self.state.scanned.get_mut(&**dir)
-        {
-            record.open = false;
-            record.replay = Vec::new();
+        } else if let Some(record) = self.state.scanned.get_mut(&**dir) {
+            // Closed once nothing here missed its scope this time.
+            record.open = !self.complete;
+            if record.open {
+                record.replay = items;
+            }
         }
     }
 
