@@ -1,4 +1,4 @@
-//! Repository automation: `cargo xtask audit` checks the tool registry, the agents' name tables, the crate graph and the module docs; `--tools FILE` adds a harness's tool list.
+//! Repository automation: `cargo xtask audit` checks the tool registry, the agents' name tables, the crate graph, the module docs and the source invariants of ARCHITECTURE.md; `--tools FILE` adds a harness's tool list.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use jit_tools as _;
 
 mod architecture;
+mod invariants;
 mod module_docs;
 mod registry;
 
@@ -57,7 +58,9 @@ fn main() -> ExitCode {
                  audit  check that every registered tool has exactly one path reporter (and the\n       \
                  reverse), that the agents' name tables name registered tools, the crate\n       \
                  dependency layers and which crates may build git, YAML, the shell parser,\n       \
-                 Markdown or globbing, and that every .rs file starts with `//!`\n\n\
+                 Markdown or globbing, that every .rs file starts with `//!`, and the source\n       \
+                 invariants of ARCHITECTURE.md (function length, convention names in the\n       \
+                 engine, no process in jit-git, jit-base's dependencies, serde_json's key order)\n\n\
                  --tools FILE  also check a harness's tool list (a JSON array of names, or of\n              \
                  Anthropic or OpenAI tool definitions): every tool it exposes has exactly\n              \
                  one path reporter, names compared case-sensitively. Exit 1 on findings,\n              \
@@ -76,12 +79,14 @@ fn workspace_root() -> PathBuf {
 
 /// Runs every check over the workspace at `root`.
 fn audit(root: &Path) -> anyhow::Result<Vec<Check>> {
-    Ok(vec![
+    let mut checks = vec![
         registry::check(),
         registry::agent_tables(),
         architecture::check(root)?,
         module_docs::check(root)?,
-    ])
+    ];
+    checks.extend(invariants::checks(root)?);
+    Ok(checks)
 }
 
 /// Prints the checks' outcome; fails if any check found a problem.
@@ -122,7 +127,7 @@ mod tests {
             .flat_map(|c| c.problems.iter().map(move |p| format!("{}: {p}", c.name)))
             .collect();
         assert!(problems.is_empty(), "{}", problems.join("\n"));
-        assert_eq!(checks.len(), 4);
+        assert_eq!(checks.len(), 9);
     }
 
     fn fixture(name: &str) -> PathBuf {

@@ -168,6 +168,23 @@ fn owned(sources: Vec<&str>) -> Vec<String> {
 /// Everything [`audit`] or [`audit_tools`] found wrong, in a stable order:
 /// by tool name, with reporters that have no tool after the registered
 /// tools, and the harness's exposed names after those.
+///
+/// ```
+/// use jit_base::{AuditProblem, Registry, TouchesNothing};
+/// let mut registry = Registry::empty();
+/// registry.register_tool("deploy", "my_harness");
+/// registry.register_reporter("web_fetch", TouchesNothing, "my_harness");
+/// let report = registry.into_checked().unwrap_err();
+/// assert!(matches!(
+///     &report.problems()[0],
+///     AuditProblem::ToolWithoutReporter { tool, .. } if tool == "deploy"
+/// ));
+/// assert!(matches!(
+///     &report.problems()[1],
+///     AuditProblem::ReporterWithoutTool { tool, .. } if tool == "web_fetch"
+/// ));
+/// assert!(report.to_string().starts_with("tool registry audit failed (2 problems)"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AuditReport {

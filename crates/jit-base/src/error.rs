@@ -55,6 +55,20 @@ impl fmt::Display for ErrorKind {
 
 /// The error type of the jit crates: defined here, re-exported by `jit-core`
 /// and returned by the plug-ins built on this crate.
+///
+/// A caller decides by [`Error::kind`] and shows the message, which names
+/// the failing input:
+///
+/// ```
+/// use jit_base::{ErrorKind, Registry};
+/// let mut registry = Registry::empty();
+/// registry.register_tool("read", "my_harness");
+/// let err = registry
+///     .affected_paths("Read", &serde_json::json!({}), "/p".into())
+///     .unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::UnregisteredTool);
+/// assert!(err.to_string().ends_with("`read` is registered: call it `read`"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct Error {

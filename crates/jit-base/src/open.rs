@@ -13,6 +13,24 @@ use std::path::Path;
 /// check and the open is caught here, where it counts. A non-regular file
 /// is an error of kind [`io::ErrorKind::InvalidInput`] whose message says
 /// what it is.
+///
+/// ```
+/// use std::io::Read as _;
+/// let dir = tempfile::tempdir()?;
+/// let rule = dir.path().join("CLAUDE.md");
+/// std::fs::write(&rule, "Use tabs.\n")?;
+/// let (mut file, meta) = jit_base::open_regular(&rule)?;
+/// assert_eq!(meta.len(), 10);
+/// let mut text = String::new();
+/// file.read_to_string(&mut text)?;
+/// assert_eq!(text, "Use tabs.\n");
+///
+/// // Anything but a regular file is refused, saying what it is.
+/// let err = jit_base::open_regular(dir.path()).unwrap_err();
+/// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+/// assert!(err.to_string().starts_with("not a regular file"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
     let mut options = OpenOptions::new();
     options.read(true);
@@ -32,6 +50,17 @@ pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
 /// FIFO where a log should be is refused instead of waiting for a reader.
 /// A link is followed (a log path is the user's choice, and may be one);
 /// the target must be a regular file.
+///
+/// ```
+/// use std::io::Write as _;
+/// let dir = tempfile::tempdir()?;
+/// let log = dir.path().join("events.jsonl");
+/// // Each open appends after what is there: whole lines from each writer.
+/// jit_base::open_append(&log)?.write_all(b"{\"step\":1}\n")?;
+/// jit_base::open_append(&log)?.write_all(b"{\"step\":2}\n")?;
+/// assert_eq!(std::fs::read_to_string(&log)?, "{\"step\":1}\n{\"step\":2}\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn open_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);

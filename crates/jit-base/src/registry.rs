@@ -46,6 +46,15 @@ pub trait AffectedPaths: Send + Sync {
 }
 
 /// What a tool call touched, plus what a reporter deliberately left out.
+///
+/// ```
+/// use jit_base::TouchedPaths;
+/// // `cp src/a.rs "$OUT"`: one path written, one word that cannot be known.
+/// let touched = TouchedPaths::from_paths(["src/a.rs"]).with_skipped("$OUT", "variable");
+/// assert_eq!(touched.paths, ["src/a.rs"]);
+/// assert_eq!(touched.skipped[0].word, "$OUT");
+/// assert_eq!(touched.skipped[0].reason, "variable");
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct TouchedPaths {
@@ -92,6 +101,22 @@ pub struct SkippedInput {
 /// The explicit reporter of a tool that touches no local file (`web_fetch`,
 /// MCP tools whose `path` argument is not a local path). Registering it is a
 /// statement, not a gap.
+///
+/// ```
+/// use camino::Utf8Path;
+/// use jit_base::{AffectedPaths, Registry, TouchesNothing};
+/// // Even an input with a path-like field touches nothing local.
+/// let input = serde_json::json!({"url": "https://example.com", "path": "/etc/hosts"});
+/// let touched = TouchesNothing.affected_paths(&input, Utf8Path::new("/p"))?;
+/// assert!(touched.paths.is_empty() && touched.skipped.is_empty());
+///
+/// // Registered for a tool, it satisfies the audit: the tool is accounted for.
+/// let mut registry = Registry::empty();
+/// registry.register_tool("web_fetch", "my_harness");
+/// registry.register_reporter("web_fetch", TouchesNothing, "my_harness");
+/// assert!(registry.into_checked().is_ok());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TouchesNothing;
 

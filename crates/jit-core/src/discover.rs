@@ -103,6 +103,36 @@ impl Discovery {
 }
 
 /// The discoveries of one tool call: one per touched path.
+///
+/// ```
+/// use camino::Utf8Path;
+/// use jit_core::{AffectedPaths, DiscoveryState, Engine, Error, Registry, TouchedPaths};
+///
+/// /// `mkdir -p DIR`, as a harness's own tool: reports the directory, and
+/// /// says what it leaves out.
+/// struct Mkdir;
+/// impl AffectedPaths for Mkdir {
+///     fn affected_paths(&self, input: &serde_json::Value, _: &Utf8Path) -> Result<TouchedPaths, Error> {
+///         let dir = input["dir"]
+///             .as_str()
+///             .ok_or_else(|| Error::invalid_tool_input("mkdir", "dir", "missing"))?;
+///         Ok(TouchedPaths::from_paths([dir]).with_skipped("-p", "flag"))
+///     }
+/// }
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+/// let engine = Engine::new(dir.path())?;
+/// let mut registry = Registry::empty();
+/// registry.register_tool("mkdir", "my_harness");
+/// registry.register_reporter("mkdir", Mkdir, "my_harness");
+///
+/// let input = serde_json::json!({"dir": "build/out"});
+/// let call = engine.discover_tool_call(&mut DiscoveryState::default(), &registry, "mkdir", &input, engine.root())?;
+/// assert_eq!(call.paths, ["build/out"]);
+/// assert_eq!(call.reporter_skipped[0].reason, "flag");
+/// assert_eq!(call.discoveries[0].loaded[0].file, "CLAUDE.md");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct ToolCallDiscovery {

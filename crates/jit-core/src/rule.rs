@@ -124,6 +124,24 @@ vocabulary! {
 }
 
 /// A rule that goes into the context.
+///
+/// ```
+/// use jit_core::{DiscoveryState, Engine, LoadKind};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+/// let engine = Engine::new(dir.path())?;
+/// let mut state = DiscoveryState::default();
+/// let first = engine.discover(&mut state, "a.rs".into(), engine.root());
+/// assert_eq!((first.loaded[0].decision, first.loaded[0].bytes), (LoadKind::Loaded, 10));
+/// assert_eq!(first.loaded[0].source, "claude");
+///
+/// // The file changed on disk: its new text replaces the old one.
+/// std::fs::write(dir.path().join("CLAUDE.md"), "Use four spaces.\n")?;
+/// let again = engine.discover(&mut state, "a.rs".into(), engine.root());
+/// assert_eq!(again.loaded[0].decision, LoadKind::Replaced);
+/// assert_eq!(again.loaded[0].content, "Use four spaces.\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct LoadedRule {
@@ -161,6 +179,19 @@ pub struct LoadedRule {
 }
 
 /// A candidate that was not injected, with its reason.
+///
+/// ```
+/// use jit_core::{DiscoveryState, Engine, SkipReason};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("CLAUDE.md"), "---\npaths: [\"**/*.py\"]\n---\nUse black.\n")?;
+/// let engine = Engine::new(dir.path())?;
+/// let found = engine.discover(&mut DiscoveryState::default(), "main.rs".into(), engine.root());
+/// let skipped = &found.skipped[0];
+/// assert_eq!((skipped.file.as_str(), skipped.reason), ("CLAUDE.md", SkipReason::ScopeMiss));
+/// assert!(skipped.detail.contains("main.rs"), "{}", skipped.detail);
+/// assert_eq!(skipped.source, "claude");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct SkippedRule {

@@ -36,6 +36,29 @@ pub const DEFAULT_BUDGET_BYTES: u64 = 256 * 1024;
 ///
 /// The `jit_context` switch lives here, so a sub-agent inherits it through
 /// [`Session::subagent`] instead of each call site remembering to pass it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{Engine, Registry, Session, SessionConfig, TouchesNothing};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+/// let mut registry = Registry::empty();
+/// registry.register_tool("web_fetch", "my_harness");
+/// registry.register_reporter("web_fetch", TouchesNothing, "my_harness");
+/// let config = SessionConfig::new()
+///     .with_registry(Arc::new(registry))
+///     .with_jit_context(false);
+/// assert!(config.registry().is_ok());
+///
+/// // A sub-agent runs with its parent's configuration: JIT stays off.
+/// let parent = Session::new(Arc::new(Engine::new(dir.path())?), config);
+/// let mut child = parent.subagent("explore");
+/// assert_eq!(child.channel().name(), "subagent");
+/// assert!(!child.config().jit_context());
+/// let root = child.engine().root().to_owned();
+/// assert!(!child.touch("src/main.rs".into(), &root).is_hit());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
     jit_context: bool,
@@ -365,6 +388,38 @@ impl Channel {
 }
 
 /// One call of a parallel batch.
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{Engine, Registry, Session, SessionConfig, ToolCall};
+/// # use jit_core::{AffectedPaths, Error, TouchedPaths};
+/// # /// Reports the call's `file_path` (see `AffectedPaths`).
+/// # struct ReadPath;
+/// # impl AffectedPaths for ReadPath {
+/// #     fn affected_paths(&self, input: &serde_json::Value, _: &camino::Utf8Path) -> Result<TouchedPaths, Error> {
+/// #         let path = input["file_path"].as_str();
+/// #         Ok(TouchedPaths::from_paths([path.ok_or_else(|| Error::invalid_tool_input("read", "file_path", "missing"))?]))
+/// #     }
+/// # }
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+/// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "No colour emoji.\n")?;
+/// let mut registry = Registry::empty();
+/// registry.register_tool("read", "my_harness");
+/// registry.register_reporter("read", ReadPath, "my_harness");
+/// let config = SessionConfig::new().with_registry(Arc::new(registry));
+/// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), config);
+/// let root = session.engine().root().to_owned();
+///
+/// // Two sibling files read in parallel: one step, their rule injected once.
+/// let calls = [
+///     ToolCall::new("read", serde_json::json!({"file_path": "src/ui/A.tsx"})),
+///     ToolCall::new("read", serde_json::json!({"file_path": "src/ui/B.tsx"})),
+/// ];
+/// let step = session.tool_batch(&calls, &root)?;
+/// assert_eq!((step.step, step.blocks.len(), step.discoveries.len()), (1, 1, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     /// The tool's registered name.
@@ -384,6 +439,27 @@ impl ToolCall {
 }
 
 /// What one step (a touch, a tool call, a batch) brought into the prompt.
+///
+/// An agent hook hands [`Injection::context_text`] to its agent:
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{Engine, Session, SessionConfig};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+/// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "No colour emoji.\n")?;
+/// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), SessionConfig::new());
+/// let root = session.engine().root().to_owned();
+///
+/// let step = session.touch("src/ui/Footer.tsx".into(), &root);
+/// assert_eq!(
+///     step.headers,
+///     ["[jit-context] src/ui/CLAUDE.md (nested_traversal, triggered by src/ui/Footer.tsx)"]
+/// );
+/// assert_eq!(step.context_text(), format!("{}\nNo colour emoji.\n", step.headers[0]));
+/// assert_eq!(step.events.len(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct Injection {
@@ -835,6 +911,25 @@ impl Session {
 
     /// Large resident blocks not relevant for many steps (see
     /// [`Manifest::debt`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use jit_core::{Engine, Session, SessionConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+    /// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "No colour emoji.\n")?;
+    /// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), SessionConfig::new());
+    /// let root = session.engine().root().to_owned();
+    /// session.touch("src/ui/Footer.tsx".into(), &root);
+    /// for _ in 0..3 {
+    ///     session.touch("docs/guide.md".into(), &root);
+    /// }
+    /// // 17 bytes, idle since step 1: debt from 3 idle steps, not from 4.
+    /// let debt = session.debt(16, 3);
+    /// assert_eq!((debt[0].file.as_str(), debt[0].idle_steps), ("src/ui/CLAUDE.md", 3));
+    /// assert!(session.debt(16, 4).is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn debt(&self, min_bytes: u64, min_idle_steps: u64) -> Vec<DebtEntry> {
         self.manifest.debt(self.step, min_bytes, min_idle_steps)
     }

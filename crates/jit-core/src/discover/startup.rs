@@ -113,6 +113,26 @@ impl StartupOptions {
 }
 
 /// What the startup load brought in, and why the rest stayed out.
+///
+/// ```
+/// use jit_core::{DEFAULT_INDEX_BYTES, DiscoveryState, Engine, StartupOptions};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("docs"))?;
+/// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+/// std::fs::write(dir.path().join("docs/CLAUDE.md"), "British spelling.\n")?;
+/// let engine = Engine::new(dir.path())?;
+///
+/// // At the root, the nested rule is not loaded; the index names it.
+/// let options = StartupOptions::new(engine.root())
+///     .with_managed(None)
+///     .with_index(DEFAULT_INDEX_BYTES);
+/// let report = engine.startup(&mut DiscoveryState::default(), &options);
+/// assert_eq!(report.loaded.len(), 1);
+/// assert_eq!(report.loaded[0].file, "CLAUDE.md");
+/// assert_eq!((report.index[0].file.as_str(), report.index[0].bytes), ("docs/CLAUDE.md", 18));
+/// assert!(report.index_overflow.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct StartupReport {

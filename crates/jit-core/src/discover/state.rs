@@ -12,6 +12,21 @@ use crate::rule::{ParsedRule, Rejection, Stamp};
 /// What a session has already seen: loaded rules, scanned directories, and
 /// caches. Create one per agent context; [`DiscoveryState::rearm`] it after
 /// compaction or clear.
+///
+/// ```
+/// use jit_core::{DiscoveryState, Engine};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+/// let engine = Engine::new(dir.path())?;
+/// let mut state = DiscoveryState::default();
+/// assert!(engine.discover(&mut state, "a.rs".into(), engine.root()).is_hit());
+/// assert!(!engine.discover(&mut state, "b.rs".into(), engine.root()).is_hit());
+///
+/// // The agent's context was compacted: the rule comes back on the next touch.
+/// state.rearm();
+/// assert!(engine.discover(&mut state, "b.rs".into(), engine.root()).is_hit());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Default, Clone)]
 pub struct DiscoveryState {
     /// Rule files in the context, by canonical path, with the stamp they were read at.

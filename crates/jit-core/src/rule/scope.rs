@@ -17,6 +17,17 @@ pub const MAX_PATTERN_BYTES: usize = 1_024;
 /// A rule's scope patterns, compiled with `literal_separator(true)` (`*`
 /// never crosses `/`), case-sensitive, against root-relative `/`-separated
 /// paths.
+///
+/// ```
+/// use jit_core::CompiledScope;
+/// let scope = CompiledScope::new(["src/*.rs", "docs/**"])?;
+/// assert_eq!(scope.first_match("src/lib.rs"), Some("src/*.rs"));
+/// assert_eq!(scope.first_match("docs/a/b.md"), Some("docs/**"));
+/// assert!(!scope.is_match("src/a/b.rs")); // `*` stops at `/`
+/// assert!(!scope.is_match("SRC/lib.rs")); // case-sensitive
+/// assert!(CompiledScope::new(["src/[a"]).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct CompiledScope {
     patterns: Vec<String>,

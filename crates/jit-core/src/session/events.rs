@@ -202,6 +202,28 @@ vocabulary! {
 ///
 /// Every discovery writes one, hit or not: a log of hits only has no
 /// denominator.
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{EVENT_SCHEMA, Engine, Event, EventKind, Session, SessionConfig};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+/// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "No colour emoji.\n")?;
+/// let log = dir.path().join("events.jsonl").to_str().ok_or("not UTF-8")?.to_owned();
+/// let config = SessionConfig::new().with_event_log(log.clone());
+/// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), config);
+/// let root = session.engine().root().to_owned();
+/// session.touch("docs/guide.md".into(), &root); // a miss, logged all the same
+/// session.touch("src/ui/Footer.tsx".into(), &root);
+///
+/// let events: Vec<Event> = std::fs::read_to_string(&log)?
+///     .lines()
+///     .map(serde_json::from_str)
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!(events.iter().map(|e| e.hit).collect::<Vec<_>>(), [false, true]);
+/// assert_eq!((events[1].schema, events[1].kind, events[1].step), (EVENT_SCHEMA, EventKind::Discovery, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Event {
@@ -253,6 +275,24 @@ pub struct Event {
 }
 
 /// One candidate rule file of a discovery.
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{Decision, Engine, Session, SessionConfig, SkipReason};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src"))?;
+/// std::fs::write(dir.path().join("src/CLAUDE.md"), "---\npaths: [\"src/**/*.rs\"]\n---\nNo unsafe.\n")?;
+/// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), SessionConfig::new());
+/// let root = session.engine().root().to_owned();
+///
+/// let step = session.touch("src/notes.md".into(), &root);
+/// let candidate = &step.events[0].candidates[0];
+/// assert_eq!(candidate.file, "src/CLAUDE.md");
+/// assert_eq!(candidate.decision, Decision::Skipped);
+/// assert_eq!(candidate.reason, Some(SkipReason::ScopeMiss));
+/// assert_eq!(candidate.source.as_deref(), Some("claude"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Candidate {
@@ -282,6 +322,16 @@ pub struct Candidate {
 }
 
 /// A block leaving the prompt.
+///
+/// ```
+/// use jit_core::{Departure, LeaveReason};
+/// let left = Departure::new("src/ui/CLAUDE.md", LeaveReason::Compacted);
+/// assert_eq!(
+///     serde_json::to_string(&left)?,
+///     r#"{"file":"src/ui/CLAUDE.md","reason":"compacted"}"#
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Departure {

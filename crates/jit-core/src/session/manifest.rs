@@ -93,6 +93,27 @@ pub struct DebtEntry {
 }
 
 /// Every block a session injected, resident or gone, in order of arrival.
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{Engine, LeaveReason, Session, SessionConfig};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("src/ui"))?;
+/// std::fs::write(dir.path().join("src/ui/CLAUDE.md"), "No colour emoji.\n")?;
+/// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), SessionConfig::new());
+/// let root = session.engine().root().to_owned();
+/// session.touch("src/ui/Footer.tsx".into(), &root);
+///
+/// let entry = session.manifest().resident("src/ui/CLAUDE.md").ok_or("not resident")?;
+/// assert_eq!((entry.introduced_step, entry.bytes), (1, 17));
+/// assert_eq!(session.manifest().resident_bytes(), 17);
+///
+/// // After a compaction the entry stays, with why its block left.
+/// session.rearm();
+/// assert_eq!(session.manifest().entries()[0].left_reason, Some(LeaveReason::Compacted));
+/// assert_eq!(session.manifest().resident_bytes(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default, Serialize)]
 #[non_exhaustive]
 pub struct Manifest {

@@ -13,6 +13,23 @@ const END: &str = "<!-- /jit:rule file=\"";
 const CLOSE: &str = "\" -->";
 
 /// One rule block in the dynamic region of the prompt.
+///
+/// ```
+/// use std::sync::Arc;
+/// use jit_core::{Engine, Session, SessionConfig};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+/// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), SessionConfig::new());
+/// let root = session.engine().root().to_owned();
+/// let block = session.touch("main.rs".into(), &root).blocks.remove(0);
+///
+/// assert_eq!(
+///     block.render(),
+///     "<!-- jit:rule file=\"CLAUDE.md\" -->\nUse tabs.\n<!-- /jit:rule file=\"CLAUDE.md\" -->"
+/// );
+/// assert!(session.prompt().text().ends_with(&block.render()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PromptBlock {
