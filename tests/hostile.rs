@@ -241,6 +241,9 @@ fn set_mode(path: &Utf8Path, mode: u32) {
     fs::set_permissions(Path::new(path.as_str()), fs::Permissions::from_mode(mode)).unwrap();
 }
 
+/// A scoped rule the startup signals are asked for.
+const SCOPED_TS: &str = "---\npaths: [\"**/*.ts\"]\n---\nTypeScript.\n";
+
 /// A change source that never answers in time.
 struct Stalls;
 
@@ -281,7 +284,8 @@ fn startup_with(
 
 #[test]
 fn a_change_source_past_its_deadline_falls_back_to_the_cwd_marker() {
-    let (_dir, root) = tree(&[("src/a.ts", "")]);
+    // A scoped rule, so the startup load asks the change source at all.
+    let (_dir, root) = tree(&[("src/a.ts", ""), (".claude/rules/ts.md", SCOPED_TS)]);
     let report = startup_with(&root, std::sync::Arc::new(Stalls), 50);
     assert_eq!(report.signals, ["src/"]);
     assert!(
@@ -307,7 +311,7 @@ fn a_change_source_past_its_deadline_falls_back_to_the_cwd_marker() {
 #[test]
 fn git_internals_that_are_fifos_never_hang_startup() {
     for planted in ["HEAD", "index", "config"] {
-        let (_dir, root) = tree(&[("src/a.ts", "")]);
+        let (_dir, root) = tree(&[("src/a.ts", ""), (".claude/rules/ts.md", SCOPED_TS)]);
         let status = Command::new("git")
             .args(["init", "-q"])
             .current_dir(&root)

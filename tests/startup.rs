@@ -284,3 +284,66 @@ fn user_scoped_rules_missed_at_startup_are_found_by_jit() {
         "{again:#?}"
     );
 }
+
+/// A change source that counts how often the startup load asks it.
+#[derive(Default)]
+struct Counting {
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl jit_core::ChangeSource for Counting {
+    fn changed_files(
+        &self,
+        _root: &camino::Utf8Path,
+    ) -> Result<jit_core::ChangeSet, Box<dyn std::error::Error + Send + Sync>> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(jit_core::ChangeSet {
+            files: vec!["src/ui/Badge.tsx".into()],
+            diagnostics: Vec::new(),
+        })
+    }
+}
+
+fn startup_counting(root: &Path) -> (StartupReport, usize) {
+    let engine = Engine::new(root).unwrap();
+    let counting = Arc::new(Counting::default());
+    let options = StartupOptions::new(engine.root().join("src/ui"))
+        .with_managed(None)
+        .with_changes(Arc::clone(&counting) as Arc<dyn jit_core::ChangeSource>);
+    let report = engine.startup(&mut DiscoveryState::default(), &options);
+    let calls = counting.calls.load(std::sync::atomic::Ordering::SeqCst);
+    (report, calls)
+}
+
+/// With no scoped rule on the startup load, no signal could decide
+/// anything: the change source (a git status) is never run, and the report
+/// says so. The first scoped rule makes it run, once.
+#[test]
+fn the_change_source_runs_only_when_a_scoped_rule_asks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "CLAUDE.md", "root\n");
+    write(root, "src/ui/CLAUDE.md", "ui\n");
+    write(root, "src/ui/Badge.tsx", "badge\n");
+    let (report, calls) = startup_counting(root);
+    assert_eq!(calls, 0);
+    assert!(!report.changed_files_read);
+    assert_eq!(report.signals, ["src/ui/"]);
+    assert_eq!(loaded(&report), ["CLAUDE.md", "src/ui/CLAUDE.md"]);
+
+    write(
+        root,
+        ".claude/rules/tsx.md",
+        "---\npaths: [\"**/*.tsx\"]\n---\ncomponents\n",
+    );
+    write(
+        root,
+        ".claude/rules/py.md",
+        "---\npaths: [\"**/*.py\"]\n---\npython\n",
+    );
+    let (report, calls) = startup_counting(root);
+    assert_eq!(calls, 1, "asked once for two scoped rules");
+    assert!(report.changed_files_read);
+    assert_eq!(report.signals, ["src/ui/", "src/ui/Badge.tsx"]);
+    assert!(loaded(&report).contains(&".claude/rules/tsx.md"));
+}

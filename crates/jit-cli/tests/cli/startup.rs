@@ -355,7 +355,14 @@ fn the_git_deadline_is_set_by_the_environment_and_a_fifo_head_never_hangs() {
     fs::create_dir_all(root.join(".git/objects")).unwrap();
     fs::create_dir_all(root.join(".git/refs")).unwrap();
     fs::create_dir_all(root.join("src")).unwrap();
+    fs::create_dir_all(root.join(".claude/rules")).unwrap();
     fs::write(root.join("CLAUDE.md"), "root\n").unwrap();
+    // A scoped rule, so the startup load asks git for changed files at all.
+    fs::write(
+        root.join(".claude/rules/rs.md"),
+        "---\npaths: [\"**/*.rs\"]\n---\nRust\n",
+    )
+    .unwrap();
     let status = Command::new("mkfifo")
         .arg(root.join(".git/HEAD"))
         .status()

@@ -1,18 +1,19 @@
 //! The startup load: managed, user and project rules that must be there before any tool runs.
 
+use std::cell::OnceCell;
 use std::fs;
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_base::{ChangeSet, ChangeSource, resolve_parents, startup_signals};
+use jit_base::{ChangeSet, ChangeSource, Signals, resolve_parents, startup_signals};
 use serde::Serialize;
 
 use super::chain::Level;
 use super::index::{self, IndexEntry, IndexOverflow};
 use super::scan::DirScan;
 use super::{Discovery, DiscoveryState, Engine};
-use crate::rule::scope::SignalMatcher;
+use crate::rule::scope::{ScopeMatcher, SignalList, SignalMatcher};
 use crate::rule::source::default_managed_path;
 use crate::rule::{LoadedRule, SkippedRule, Tier};
 
@@ -148,6 +149,10 @@ pub struct StartupReport {
     pub diagnostics: Vec<String>,
     /// Wall time in microseconds.
     pub elapsed_us: u64,
+    /// Whether the change source (git) was asked for changed files: only
+    /// when a scoped rule on the startup load needed the signals. When
+    /// false, `signals` holds the cwd marker alone.
+    pub changed_files_read: bool,
     /// The rule index: rules that exist in the project but were not loaded,
     /// in a compact form (file, convention, scope or description, size),
     /// within [`StartupOptions::index_bytes`]. Empty unless asked for.
@@ -192,18 +197,16 @@ impl Engine {
             inner: Arc::clone(inner),
             deadline: options.change_deadline,
         });
-        let computed = startup_signals(
-            self.root(),
-            &cwd,
-            bounded.as_ref().map(|b| b as &dyn ChangeSource),
-        );
-        report.signals = computed.signals;
-        report.diagnostics.extend(computed.fallback_reason);
-        report.diagnostics.extend(computed.diagnostics);
+        // The change source (a git status, the costly part on a big
+        // repository) runs only when a scoped rule asks for the signals.
+        let lazy = LazySignals {
+            root: self.root(),
+            cwd: &cwd,
+            source: bounded.as_ref().map(|b| b as &dyn ChangeSource),
+            computed: OnceCell::new(),
+        };
         let cwd_rel = self.locate(&cwd).unwrap_or_default();
-
-        let signals = report.signals.clone();
-        let matcher = SignalMatcher::new(&signals);
+        let matcher = SignalMatcher::new(&lazy);
         let mut out = Discovery::default();
 
         state.startup_spent.clear();
@@ -212,6 +215,15 @@ impl Engine {
         self.load_managed(state, &matcher, &mut out, options.managed.as_ref());
         self.load_user_tiers(state, &matcher, &mut out, options.home.as_deref());
         self.load_project_chain(state, &matcher, &mut out, &cwd_rel);
+
+        report.changed_files_read = lazy.computed.get().is_some() && lazy.source.is_some();
+        let computed = match lazy.computed.into_inner() {
+            Some(computed) => computed,
+            None => startup_signals(self.root(), &cwd, None),
+        };
+        report.signals = computed.signals;
+        report.diagnostics.extend(computed.fallback_reason);
+        report.diagnostics.extend(computed.diagnostics);
 
         report.loaded = out.loaded;
         report.skipped = out.skipped;
@@ -229,7 +241,7 @@ impl Engine {
     fn load_managed(
         &self,
         state: &mut DiscoveryState,
-        matcher: &SignalMatcher<'_>,
+        matcher: &dyn ScopeMatcher,
         out: &mut Discovery,
         managed_option: Option<&Utf8PathBuf>,
     ) {
@@ -265,7 +277,7 @@ impl Engine {
     fn load_user_tiers(
         &self,
         state: &mut DiscoveryState,
-        matcher: &SignalMatcher<'_>,
+        matcher: &dyn ScopeMatcher,
         out: &mut Discovery,
         home: Option<&Utf8Path>,
     ) {
@@ -295,7 +307,7 @@ impl Engine {
     fn load_project_chain(
         &self,
         state: &mut DiscoveryState,
-        matcher: &SignalMatcher<'_>,
+        matcher: &dyn ScopeMatcher,
         out: &mut Discovery,
         cwd_rel: &Utf8Path,
     ) {
@@ -366,4 +378,23 @@ impl ChangeSource for WithDeadline {
 
 fn canonical(path: &Utf8Path) -> Option<Utf8PathBuf> {
     Utf8PathBuf::from_path_buf(fs::canonicalize(path).ok()?).ok()
+}
+
+/// The startup signals, computed the first time a scoped rule asks for
+/// them: a repository whose startup load has no scoped rule never runs its
+/// change source.
+struct LazySignals<'a> {
+    root: &'a Utf8Path,
+    cwd: &'a Utf8Path,
+    source: Option<&'a dyn ChangeSource>,
+    computed: OnceCell<Signals>,
+}
+
+impl SignalList for LazySignals<'_> {
+    fn signals(&self) -> &[String] {
+        &self
+            .computed
+            .get_or_init(|| startup_signals(self.root, self.cwd, self.source))
+            .signals
+    }
 }

@@ -1,7 +1,19 @@
 //! Scope matching: compiled `paths:` globs and the `ScopeMatcher` trait with its JIT and signal implementations.
 
+use std::sync::OnceLock;
+
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use jit_base::{Error, ErrorKind};
+
+/// Scopes whose patterns add up to at most this many bytes are compiled on
+/// their first possible match instead of up front. Parsing (which finds
+/// every invalid pattern) still happens up front; what waits is the build
+/// of the matching automata, the costly part of a first touch, which a
+/// path outside every pattern's literal prefix never needs. Below this size
+/// that build cannot fail (its only failure is the automata's size limit,
+/// megabytes away); a larger scope is built up front, as before, so a
+/// failure is still an error of [`CompiledScope::new`].
+const LAZY_SCOPE_BYTES: usize = 512;
 
 /// The most distinct patterns one rule's scope may list. Real rules list a
 /// few, a few dozen at most; past this the rule is refused as
@@ -31,7 +43,12 @@ pub const MAX_PATTERN_BYTES: usize = 1_024;
 #[derive(Debug, Clone)]
 pub struct CompiledScope {
     patterns: Vec<String>,
-    set: GlobSet,
+    /// Each pattern's literal start (up to its first `*?[{\\`): a path that
+    /// starts with none of them matches no pattern.
+    prefixes: Vec<String>,
+    /// The parsed patterns, kept until the set is built.
+    globs: Vec<Glob>,
+    set: OnceLock<GlobSet>,
 }
 
 impl CompiledScope {
@@ -49,23 +66,42 @@ impl CompiledScope {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut builder = GlobSetBuilder::new();
+        let mut globs = Vec::new();
         let mut kept = Vec::new();
         for pattern in patterns {
             let pattern = pattern.as_ref();
-            builder.add(compile(pattern)?);
+            globs.push(compile(pattern)?);
             kept.push(pattern.to_owned());
         }
-        let set = builder.build().map_err(|err| {
-            Error::new(
-                ErrorKind::InvalidGlob,
-                format!("cannot compile scope {kept:?}: {err}"),
-            )
-        })?;
-        Ok(CompiledScope {
+        let prefixes = kept.iter().map(|p| literal_prefix(p).to_owned()).collect();
+        let scope = CompiledScope {
             patterns: kept,
-            set,
+            prefixes,
+            globs,
+            set: OnceLock::new(),
+        };
+        if scope.patterns.iter().map(String::len).sum::<usize>() > LAZY_SCOPE_BYTES {
+            let set = build(&scope.globs, &scope.patterns)?;
+            let _ = scope.set.set(set);
+        }
+        Ok(scope)
+    }
+
+    /// The matching automata, built on first use.
+    fn set(&self) -> &GlobSet {
+        self.set.get_or_init(|| {
+            // Cannot fail below LAZY_SCOPE_BYTES (see there); an empty set
+            // would match nothing, never everything.
+            build(&self.globs, &self.patterns).unwrap_or_else(|_| GlobSet::empty())
         })
+    }
+
+    /// Whether some pattern's literal start begins `subject`: if none does,
+    /// no pattern can match it, and the automata are not needed.
+    fn may_match(&self, subject: &str) -> bool {
+        self.prefixes
+            .iter()
+            .any(|p| subject.starts_with(p.as_str()))
     }
 
     /// The patterns as written (after `./` was dropped).
@@ -75,17 +111,43 @@ impl CompiledScope {
 
     /// Whether `subject` (root-relative, `/`-separated) matches any pattern.
     pub fn is_match(&self, subject: &str) -> bool {
-        self.set.is_match(subject)
+        self.may_match(subject) && self.set().is_match(subject)
     }
 
     /// The first pattern that matches `subject`, for explanations.
     pub fn first_match(&self, subject: &str) -> Option<&str> {
-        self.set
+        if !self.may_match(subject) {
+            return None;
+        }
+        self.set()
             .matches(subject)
             .first()
             .and_then(|&i| self.patterns.get(i))
             .map(String::as_str)
     }
+}
+
+/// The set of `globs` (the parsed `patterns`), or an error naming them.
+fn build(globs: &[Glob], patterns: &[String]) -> Result<GlobSet, Error> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        builder.add(glob.clone());
+    }
+    builder.build().map_err(|err| {
+        Error::new(
+            ErrorKind::InvalidGlob,
+            format!("cannot compile scope {patterns:?}: {err}"),
+        )
+    })
+}
+
+/// A pattern's literal start: everything before its first glob
+/// metacharacter or escape. Every path the pattern matches starts with it.
+fn literal_prefix(pattern: &str) -> &str {
+    let end = pattern
+        .find(['*', '?', '[', '{', '\\'])
+        .unwrap_or(pattern.len());
+    &pattern[..end]
 }
 
 fn compile(pattern: &str) -> Result<Glob, Error> {
@@ -154,24 +216,45 @@ impl ScopeMatcher for TouchedPathMatcher<'_> {
     }
 }
 
+/// Where a [`SignalMatcher`] reads the startup signals: a list given up
+/// front, or one computed the first time a scoped rule asks (the startup
+/// load runs no change source when no rule could use a signal).
+pub(crate) trait SignalList {
+    /// The signals, computed on first use if they are lazy.
+    fn signals(&self) -> &[String];
+}
+
+impl SignalList for [String] {
+    fn signals(&self) -> &[String] {
+        self
+    }
+}
+
+impl SignalList for Vec<String> {
+    fn signals(&self) -> &[String] {
+        self
+    }
+}
+
 /// The startup matcher: any of the startup signals (a cwd marker ending in
 /// `/`, changed files).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct SignalMatcher<'a> {
-    signals: &'a [String],
+pub(crate) struct SignalMatcher<'a, L: SignalList + ?Sized = [String]> {
+    signals: &'a L,
 }
 
-impl<'a> SignalMatcher<'a> {
+impl<'a, L: SignalList + ?Sized> SignalMatcher<'a, L> {
     /// A matcher over startup signals. No signal matches nothing: a missing
     /// signal never means "match everything".
-    pub(crate) fn new(signals: &'a [String]) -> Self {
+    pub(crate) fn new(signals: &'a L) -> Self {
         SignalMatcher { signals }
     }
 }
 
-impl ScopeMatcher for SignalMatcher<'_> {
+impl<L: SignalList + ?Sized> ScopeMatcher for SignalMatcher<'_, L> {
     fn decide(&self, scope: &CompiledScope) -> ScopeDecision {
-        for signal in self.signals {
+        let signals = self.signals.signals();
+        for signal in signals {
             if let Some(pattern) = scope.first_match(signal) {
                 return ScopeDecision {
                     matched: true,
@@ -183,7 +266,7 @@ impl ScopeMatcher for SignalMatcher<'_> {
             matched: false,
             detail: format!(
                 "no startup signal {:?} matches {:?}",
-                self.signals,
+                signals,
                 scope.patterns()
             ),
         }
@@ -235,7 +318,7 @@ mod tests {
             }
         );
         let signals = ["src/ui/".to_owned(), "src/ui/Badge.tsx".to_owned()];
-        let decision = SignalMatcher::new(&signals).decide(&scope);
+        let decision = SignalMatcher::new(&signals[..]).decide(&scope);
         assert!(decision.matched);
         assert_eq!(
             decision.detail,
@@ -243,7 +326,7 @@ mod tests {
         );
         // No signal matches nothing, never everything.
         assert!(!SignalMatcher::new(&signals[..1]).decide(&scope).matched);
-        assert!(!SignalMatcher::new(&[]).decide(&scope).matched);
+        assert!(!SignalMatcher::new(&Vec::new()).decide(&scope).matched);
     }
 
     #[test]
@@ -251,5 +334,76 @@ mod tests {
         let err = CompiledScope::new(["src/[a"]).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidGlob);
         assert!(err.to_string().contains("src/[a"));
+    }
+
+    /// The literal start of a pattern stops at its first metacharacter or
+    /// escape.
+    #[test]
+    fn a_literal_prefix_stops_at_the_first_metacharacter() {
+        for (pattern, prefix) in [
+            ("src/ui/**/*.tsx", "src/ui/"),
+            ("**/*.py", ""),
+            ("docs/a.md", "docs/a.md"),
+            ("src/{a,b}/x", "src/"),
+            ("src/[ab].rs", "src/"),
+            ("src/?.rs", "src/"),
+            ("src/\\*.rs", "src/"),
+        ] {
+            assert_eq!(literal_prefix(pattern), prefix, "{pattern}");
+        }
+    }
+
+    /// A small scope builds its automata only when a path could match: a
+    /// path outside every literal start never builds them. A large one is
+    /// built up front, so a failure is still an error of `new`.
+    #[test]
+    fn a_small_scope_is_built_on_its_first_possible_match() {
+        let scope = CompiledScope::new(["src/ui/**/*.tsx", "docs/*.md"]).unwrap();
+        assert!(scope.set.get().is_none());
+        assert_eq!(scope.first_match("lib/a.tsx"), None);
+        assert!(!scope.is_match("tools/x.md"));
+        assert!(scope.set.get().is_none());
+        assert_eq!(scope.first_match("docs/a.md"), Some("docs/*.md"));
+        assert!(scope.set.get().is_some());
+
+        let long = format!("{}/**", "d".repeat(LAZY_SCOPE_BYTES));
+        let scope = CompiledScope::new([long.as_str()]).unwrap();
+        assert!(scope.set.get().is_some());
+        let just = "e".repeat(LAZY_SCOPE_BYTES);
+        assert!(
+            CompiledScope::new([just.as_str()])
+                .unwrap()
+                .set
+                .get()
+                .is_none()
+        );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+            /// The prefix filter and the lazy build never change a decision:
+            /// the scope agrees with the glob set built up front.
+            #[test]
+            fn the_prefix_filter_agrees_with_the_glob_set(
+                patterns in proptest::collection::vec("[ab/*?{},\\[\\]]{0,8}", 1..4),
+                subject in "[ab/]{0,8}",
+            ) {
+                let Ok(scope) = CompiledScope::new(&patterns) else {
+                    return Ok(());
+                };
+                let eager = build(&scope.globs, &scope.patterns).unwrap();
+                let expected = eager
+                    .matches(&subject)
+                    .first()
+                    .map(|&i| scope.patterns[i].as_str());
+                prop_assert_eq!(scope.first_match(&subject), expected);
+                prop_assert_eq!(scope.is_match(&subject), expected.is_some());
+            }
+        }
     }
 }
