@@ -226,6 +226,9 @@ pub(crate) fn resolve_or_all(
 enum Fallback<'a> {
     /// Look for the ones whose files exist.
     Detect,
+    /// Look for the ones whose files exist at the root or on the way to
+    /// these root-relative directories.
+    DetectAlong(&'a [Utf8PathBuf]),
     /// The ones found earlier.
     Known(&'a [String]),
     /// Every shipped convention.
@@ -287,6 +290,10 @@ fn resolve_with(
     }
     let detected: Vec<String> = match fallback {
         Fallback::Detect => detected_names(root),
+        Fallback::DetectAlong(dirs) => jit_core::detect_conventions_along(root, dirs)
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect(),
         Fallback::Known(known) => known.to_vec(),
         Fallback::All => CONVENTIONS.iter().map(|&name| name.to_owned()).collect(),
     };
@@ -322,6 +329,24 @@ pub(crate) fn engine(
 ) -> anyhow::Result<(jit_core::Engine, Conventions)> {
     let engine = jit_core::Engine::new(root)?;
     let conventions = resolve(engine.root(), arg.conventions.as_deref())?;
+    let engine = engine.with_sources(conventions.sources.iter().cloned());
+    Ok((engine, conventions))
+}
+
+/// [`engine`] for a run that only discovers paths in `dirs` (root-relative):
+/// detection looks at the root and the way to each directory instead of
+/// walking the project, which decides the same for those paths.
+pub(crate) fn engine_along(
+    root: &std::path::Path,
+    arg: &ConventionsArg,
+    dirs: &[Utf8PathBuf],
+) -> anyhow::Result<(jit_core::Engine, Conventions)> {
+    let engine = jit_core::Engine::new(root)?;
+    let conventions = resolve_with(
+        engine.root(),
+        arg.conventions.as_deref(),
+        Fallback::DetectAlong(dirs),
+    )?;
     let engine = engine.with_sources(conventions.sources.iter().cloned());
     Ok((engine, conventions))
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 use jit_core::{
     Decision, Discovery, LoadedRule, Session, SessionConfig, SkipReason, SkippedRule,
     StartupReport, Tier,
@@ -81,9 +81,16 @@ struct Report {
 /// (files, signals, details, warnings); the JSON output is exact.
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::root_or_default(args.root)?;
-    let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
-    let engine = Arc::new(engine);
     let cwd = current_dir()?;
+    let (engine, conventions) = if args.no_startup {
+        // Without the startup load (and its index), only the touched
+        // paths' chains matter: detection need not walk the project.
+        let dirs = touched_dirs(&root, &cwd, &args.paths);
+        crate::conventions::engine_along(&root, &args.conventions, &dirs)?
+    } else {
+        crate::conventions::engine(&root, &args.conventions)?
+    };
+    let engine = Arc::new(engine);
     let mut config = SessionConfig::new();
     if let Some(events) = args.events {
         let events = Utf8PathBuf::from_path_buf(events)
@@ -395,4 +402,24 @@ mod tests {
         assert!(!on_chain("src/ui", "src/uix/a.ts"));
         assert!(!on_chain("src/api", "src/ui/a.ts"));
     }
+}
+
+/// The directories (root-relative, lexical) holding the touched `paths`,
+/// for detection along their chains; paths outside the root add nothing.
+fn touched_dirs(root: &std::path::Path, cwd: &Utf8Path, paths: &[PathBuf]) -> Vec<Utf8PathBuf> {
+    let root = std::fs::canonicalize(root)
+        .ok()
+        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+        .unwrap_or_default();
+    paths
+        .iter()
+        .filter_map(|path| Utf8Path::from_path(path))
+        .filter_map(|path| {
+            let abs = jit_core::resolve_parents(&cwd.join(path));
+            let rel = jit_core::relative_to(&abs, &root)?;
+            // A directory names its own chain; a file its parent's (a
+            // directory the chain adds anyway costs one listing).
+            Some(rel.to_owned())
+        })
+        .collect()
 }

@@ -536,3 +536,46 @@ fn an_unreadable_directory_is_one_row_naming_it() {
         "{table}"
     );
 }
+
+/// Without the startup load, detection looks only at the root and the
+/// touched paths' chains, never the whole project: the decisions are those
+/// of every convention named explicitly, and a convention that lives only
+/// off the chain changes nothing.
+#[test]
+fn without_startup_detection_along_the_chain_decides_like_every_convention() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, text) in [
+        ("CLAUDE.md", "root\n"),
+        ("api/v1/AGENTS.md", "api\n"),
+        ("api/v1/handler.ts", ""),
+        ("web/GEMINI.md", "web\n"),
+        ("web/.cursor/rules/ui.mdc", "---\nglobs: \"**/*.tsx\"\n---\nui\n"),
+    ] {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    let run = |extra: &[&str]| {
+        let mut args = vec!["explain", "--json", "--no-startup", "--root", "."];
+        args.extend_from_slice(extra);
+        args.push("api/v1/handler.ts");
+        let (code, out, err) = crate::jit_in(Some(root), &args);
+        assert_eq!(code, 0, "{err}");
+        let mut doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        doc["steps"][0]["elapsed_us"] = serde_json::Value::Null;
+        doc
+    };
+    let detected = run(&[]);
+    let loaded: Vec<&str> = detected["steps"][0]["loaded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(loaded, ["CLAUDE.md", "api/v1/AGENTS.md"]);
+    assert_eq!(
+        detected,
+        run(&["--conventions", "claude,agents,gemini,cursor,copilot,cline"])
+    );
+}

@@ -123,26 +123,38 @@ pub(crate) fn rule_files(
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
         let listing = listing(&dir);
-        for (i, source) in sources.iter().enumerate() {
-            if done.get(i).copied().unwrap_or(false) {
-                continue;
-            }
-            let at_root = dir == root;
-            let named = named_files(root, &dir, source.as_ref(), at_root, &listing);
-            out.extend(named.into_iter().map(|p| (i, p)));
-            for rule_dir in source.rule_dirs() {
-                if listed(&listing, &rule_dir.path) {
-                    let found = rule_folder_files(root, &dir.join(&rule_dir.path), rule_dir);
-                    out.extend(found.into_iter().map(|p| (i, p)));
-                }
-            }
-        }
+        dir_rule_files(root, &dir, sources, &done, &listing, &mut out);
         if depth >= MAX_WALK_DEPTH {
             continue;
         }
         stack.extend(subdirs(&dir, &listing).into_iter().map(|d| (d, depth + 1)));
     }
     out
+}
+
+/// The rule files of every source not `done` in one directory, from its
+/// `listing`: named candidates, then each rule folder's files.
+fn dir_rule_files(
+    root: &Utf8Path,
+    dir: &Utf8Path,
+    sources: &[Arc<dyn RuleSource>],
+    done: &[bool],
+    listing: &[(String, bool)],
+    out: &mut Vec<(usize, Utf8PathBuf)>,
+) {
+    for (i, source) in sources.iter().enumerate() {
+        if done.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let named = named_files(root, dir, source.as_ref(), dir == root, listing);
+        out.extend(named.into_iter().map(|p| (i, p)));
+        for rule_dir in source.rule_dirs() {
+            if listed(listing, &rule_dir.path) {
+                let found = rule_folder_files(root, &dir.join(&rule_dir.path), rule_dir);
+                out.extend(found.into_iter().map(|p| (i, p)));
+            }
+        }
+    }
 }
 
 /// The names in `dir`, each with whether it is a directory (links not
@@ -270,17 +282,67 @@ pub fn detect_conventions(root: &Utf8Path) -> Vec<Arc<dyn RuleSource>> {
         .ok()
         .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
         .unwrap_or_else(|| root.to_owned());
-    let mut found = vec![false; sources.len()];
-    for (i, _) in rule_files(&root, &sources, true) {
-        if let Some(slot) = found.get_mut(i) {
-            *slot = true;
+    let found = rule_files(&root, &sources, true);
+    pick(sources, &found)
+}
+
+/// The conventions whose rule files sit at the root or in a directory on
+/// the way from the root to one of `dirs` (root-relative): all that JIT
+/// discovery of paths in those directories can meet, found without walking
+/// the project ([`detect_conventions`] walks it). Claude's when none.
+///
+/// ```
+/// use jit_core::detect_conventions_along;
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("api"))?;
+/// std::fs::create_dir_all(dir.path().join("web"))?;
+/// std::fs::write(dir.path().join("api/AGENTS.md"), "API rules.\n")?;
+/// std::fs::write(dir.path().join("web/GEMINI.md"), "Web rules.\n")?;
+/// let root = camino::Utf8Path::from_path(dir.path()).unwrap();
+/// let names = |dirs: &[&str]| -> Vec<String> {
+///     let dirs: Vec<camino::Utf8PathBuf> = dirs.iter().map(|d| d.into()).collect();
+///     detect_conventions_along(root, &dirs).iter().map(|s| s.name().to_owned()).collect()
+/// };
+/// assert_eq!(names(&["api/v1"]), ["agents"]);
+/// assert_eq!(names(&["web"]), ["gemini"]);
+/// assert_eq!(names(&["docs"]), ["claude"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Arc<dyn RuleSource>> {
+    let sources = all_sources();
+    let root = fs::canonicalize(root)
+        .ok()
+        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+        .unwrap_or_else(|| root.to_owned());
+    let mut chain: Vec<Utf8PathBuf> = vec![root.clone()];
+    for dir in dirs {
+        let mut at = root.clone();
+        for component in dir.components() {
+            at.push(component.as_str());
+            if !chain.contains(&at) {
+                chain.push(at.clone());
+            }
         }
     }
+    let mut found = Vec::new();
+    let done = vec![false; sources.len()];
+    for dir in &chain {
+        dir_rule_files(&root, dir, &sources, &done, &listing(dir), &mut found);
+    }
+    pick(sources, &found)
+}
+
+/// The sources that have a file in `found`, in their order; Claude's when
+/// none has.
+fn pick(
+    sources: Vec<Arc<dyn RuleSource>>,
+    found: &[(usize, Utf8PathBuf)],
+) -> Vec<Arc<dyn RuleSource>> {
     let picked: Vec<Arc<dyn RuleSource>> = sources
         .iter()
-        .zip(&found)
-        .filter(|(_, found)| **found)
-        .map(|(s, _)| Arc::clone(s))
+        .enumerate()
+        .filter(|(i, _)| found.iter().any(|(f, _)| f == i))
+        .map(|(_, s)| Arc::clone(s))
         .collect();
     if picked.is_empty() {
         sources.into_iter().take(1).collect()
