@@ -72,9 +72,25 @@ pub(crate) struct Conventions {
     pub origin: Origin,
     /// The byte bound of the startup rule index.
     pub index_bytes: usize,
+    /// The walk that detected the conventions, when they were detected:
+    /// the startup rule index reuses it instead of walking again.
+    pub walk: Option<Arc<jit_core::ProjectWalk>>,
 }
 
 impl Conventions {
+    /// `options` with this project's rule index bound, and the detection
+    /// walk for the index to reuse.
+    pub(crate) fn startup_options(
+        &self,
+        options: jit_core::StartupOptions,
+    ) -> jit_core::StartupOptions {
+        let options = options.with_index(self.index_bytes);
+        match &self.walk {
+            Some(walk) => options.with_walk(Arc::clone(walk)),
+            None => options,
+        }
+    }
+
     /// Adds `own` (an agent's own conventions, which it loads itself and so
     /// must be known to be recognised) after the sources found in the
     /// repository, unless already there. Conventions named by the flag or
@@ -273,6 +289,7 @@ fn resolve_with(
             sources: build(names).context("--conventions")?,
             origin: Origin::Flag,
             index_bytes,
+            walk: None,
         });
     }
     if let Some(names) = &config.conventions {
@@ -286,10 +303,21 @@ fn resolve_with(
             sources,
             origin: Origin::Config,
             index_bytes,
+            walk: None,
         });
     }
+    let mut walk = None;
     let detected: Vec<String> = match fallback {
-        Fallback::Detect => detected_names(root),
+        Fallback::Detect => {
+            let walked = Arc::new(jit_core::ProjectWalk::new(root));
+            let names = walked
+                .conventions()
+                .iter()
+                .map(|s| s.name().to_owned())
+                .collect();
+            walk = Some(walked);
+            names
+        }
         Fallback::DetectAlong(dirs) => jit_core::detect_conventions_along(root, dirs)
             .iter()
             .map(|s| s.name().to_owned())
@@ -301,23 +329,19 @@ fn resolve_with(
         sources: build(&detected)?,
         origin: Origin::Detected,
         index_bytes,
+        walk,
     })
-}
-
-fn detected_names(root: &Utf8Path) -> Vec<String> {
-    jit_core::detect_conventions(root)
-        .iter()
-        .map(|s| s.name().to_owned())
-        .collect()
 }
 
 /// The conventions found in the repository, with default options: what
 /// a caller that must not fail falls back on when `jit.toml` is broken.
 pub(crate) fn detected(root: &Utf8Path) -> Conventions {
+    let walk = Arc::new(jit_core::ProjectWalk::new(root));
     Conventions {
-        sources: jit_core::detect_conventions(root),
+        sources: walk.conventions(),
         origin: Origin::Detected,
         index_bytes: DEFAULT_INDEX_BYTES,
+        walk: Some(walk),
     }
 }
 

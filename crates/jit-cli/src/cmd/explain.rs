@@ -108,7 +108,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => session_cwd(&cwd, session.engine().root()),
         };
         let (options, warning) = options(session_cwd, args.managed)?;
-        let options = options.with_index(conventions.index_bytes);
+        let options = conventions.startup_options(options);
         warnings.extend(warning);
         Some(session.startup(&options))
     };
@@ -378,6 +378,26 @@ fn on_chain(dir: &str, trigger: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// The directories (root-relative, lexical) holding the touched `paths`,
+/// for detection along their chains; paths outside the root add nothing.
+fn touched_dirs(root: &std::path::Path, cwd: &Utf8Path, paths: &[PathBuf]) -> Vec<Utf8PathBuf> {
+    let root = std::fs::canonicalize(root)
+        .ok()
+        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+        .unwrap_or_default();
+    paths
+        .iter()
+        .filter_map(|path| Utf8Path::from_path(path))
+        .filter_map(|path| {
+            let abs = jit_core::resolve_parents(&cwd.join(path));
+            let rel = jit_core::relative_to(&abs, &root)?;
+            // A directory names its own chain; a file its parent's (a
+            // directory the chain adds anyway costs one listing).
+            Some(rel.to_owned())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,24 +422,4 @@ mod tests {
         assert!(!on_chain("src/ui", "src/uix/a.ts"));
         assert!(!on_chain("src/api", "src/ui/a.ts"));
     }
-}
-
-/// The directories (root-relative, lexical) holding the touched `paths`,
-/// for detection along their chains; paths outside the root add nothing.
-fn touched_dirs(root: &std::path::Path, cwd: &Utf8Path, paths: &[PathBuf]) -> Vec<Utf8PathBuf> {
-    let root = std::fs::canonicalize(root)
-        .ok()
-        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-        .unwrap_or_default();
-    paths
-        .iter()
-        .filter_map(|path| Utf8Path::from_path(path))
-        .filter_map(|path| {
-            let abs = jit_core::resolve_parents(&cwd.join(path));
-            let rel = jit_core::relative_to(&abs, &root)?;
-            // A directory names its own chain; a file its parent's (a
-            // directory the chain adds anyway costs one listing).
-            Some(rel.to_owned())
-        })
-        .collect()
 }

@@ -177,7 +177,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => session_cwd(&here, engine.root()),
     };
     let (options, warning) = options(cwd, args.managed)?;
-    let options = options.with_index(conventions.index_bytes);
+    let options = conventions.startup_options(options);
     if let Some(warning) = warning {
         output::stderr_line(format_args!("jit: warning: {}", escape(&warning)))?;
     }

@@ -550,7 +550,10 @@ fn without_startup_detection_along_the_chain_decides_like_every_convention() {
         ("api/v1/AGENTS.md", "api\n"),
         ("api/v1/handler.ts", ""),
         ("web/GEMINI.md", "web\n"),
-        ("web/.cursor/rules/ui.mdc", "---\nglobs: \"**/*.tsx\"\n---\nui\n"),
+        (
+            "web/.cursor/rules/ui.mdc",
+            "---\nglobs: \"**/*.tsx\"\n---\nui\n",
+        ),
     ] {
         let path = root.join(path);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -560,7 +563,7 @@ fn without_startup_detection_along_the_chain_decides_like_every_convention() {
         let mut args = vec!["explain", "--json", "--no-startup", "--root", "."];
         args.extend_from_slice(extra);
         args.push("api/v1/handler.ts");
-        let (code, out, err) = crate::jit_in(Some(root), &args);
+        let (code, out, err) = jit_in(Some(root), &args);
         assert_eq!(code, 0, "{err}");
         let mut doc: serde_json::Value = serde_json::from_str(&out).unwrap();
         doc["steps"][0]["elapsed_us"] = serde_json::Value::Null;

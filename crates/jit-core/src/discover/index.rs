@@ -277,13 +277,105 @@ fn inside(root: &Utf8Path, path: &Utf8Path) -> bool {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn detect_conventions(root: &Utf8Path) -> Vec<Arc<dyn RuleSource>> {
-    let sources = all_sources();
-    let root = fs::canonicalize(root)
-        .ok()
-        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-        .unwrap_or_else(|| root.to_owned());
-    let found = rule_files(&root, &sources, true);
-    pick(sources, &found)
+    ProjectWalk::new(root).conventions()
+}
+
+/// One bounded walk of a project for the rule files of every shipped
+/// convention (default names): which conventions the project uses, and,
+/// handed to [`StartupOptions::with_walk`](crate::StartupOptions::with_walk),
+/// the rule index's files, so a startup that detected its conventions walks
+/// the project once, not twice.
+///
+/// ```
+/// use jit_core::{DEFAULT_INDEX_BYTES, DiscoveryState, Engine, ProjectWalk, StartupOptions};
+/// use std::sync::Arc;
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("api"))?;
+/// std::fs::write(dir.path().join("CLAUDE.md"), "Root.\n")?;
+/// std::fs::write(dir.path().join("api/AGENTS.md"), "API.\n")?;
+/// let root = camino::Utf8Path::from_path(dir.path()).unwrap();
+/// let walk = Arc::new(ProjectWalk::new(root));
+/// let names: Vec<&str> = walk.conventions().iter().map(|s| s.name()).collect();
+/// assert_eq!(names, ["claude", "agents"]);
+///
+/// let engine = Engine::new(root)?.with_sources(walk.conventions());
+/// let options = StartupOptions::new(engine.root())
+///     .with_managed(None)
+///     .with_index(DEFAULT_INDEX_BYTES)
+///     .with_walk(Arc::clone(&walk));
+/// let report = engine.startup(&mut DiscoveryState::default(), &options);
+/// assert_eq!(report.index[0].file, "api/AGENTS.md");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct ProjectWalk {
+    root: Utf8PathBuf,
+    sources: Vec<Arc<dyn RuleSource>>,
+    files: Vec<(usize, Utf8PathBuf)>,
+}
+
+impl ProjectWalk {
+    /// Walks the project at `root` (bounded as [`find_rule_files`]).
+    pub fn new(root: &Utf8Path) -> Self {
+        let sources = all_sources();
+        let root = fs::canonicalize(root)
+            .ok()
+            .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+            .unwrap_or_else(|| root.to_owned());
+        let files = rule_files(&root, &sources, false);
+        ProjectWalk {
+            root,
+            sources,
+            files,
+        }
+    }
+
+    /// The conventions with at least one rule file, in their usual order;
+    /// Claude's when none has.
+    pub fn conventions(&self) -> Vec<Arc<dyn RuleSource>> {
+        pick(self.sources.clone(), &self.files)
+    }
+
+    /// The walk's files for `sources` (each with its index there), or
+    /// `None` when the walk cannot stand in for a walk with them: another
+    /// root, or a source whose candidate names differ from the shipped
+    /// defaults the walk looked for (a `jit.toml` that renames them).
+    pub(crate) fn files_for(
+        &self,
+        root: &Utf8Path,
+        sources: &[Arc<dyn RuleSource>],
+    ) -> Option<Vec<(usize, Utf8PathBuf)>> {
+        if root != self.root {
+            return None;
+        }
+        let mut map = Vec::with_capacity(sources.len());
+        for source in sources {
+            let walked = self
+                .sources
+                .iter()
+                .position(|w| same_candidates(w.as_ref(), source.as_ref()))?;
+            map.push(walked);
+        }
+        Some(
+            self.files
+                .iter()
+                .filter_map(|(walked, path)| {
+                    let i = map.iter().position(|m| m == walked)?;
+                    Some((i, path.clone()))
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Whether two sources look for the same files: same name, candidate
+/// names, root-only names, rule folders and precedence.
+fn same_candidates(a: &dyn RuleSource, b: &dyn RuleSource) -> bool {
+    a.name() == b.name()
+        && a.files() == b.files()
+        && a.root_files() == b.root_files()
+        && a.rule_dirs() == b.rule_dirs()
+        && a.precedence() == b.precedence()
 }
 
 /// The conventions whose rule files sit at the root or in a directory on
@@ -382,6 +474,7 @@ pub(crate) fn build(
     state: &DiscoveryState,
     report: &StartupReport,
     max_bytes: usize,
+    walk: Option<&ProjectWalk>,
 ) -> RuleIndex {
     let root = engine.root();
     let loaded: std::collections::HashSet<&str> =
@@ -402,10 +495,10 @@ pub(crate) fn build(
             candidates.push(entry);
         }
     }
-    for (i, path) in rule_files(root, engine.sources(), false)
-        .into_iter()
-        .take(MAX_INDEX_FILES)
-    {
+    let files = walk
+        .and_then(|walk| walk.files_for(root, engine.sources()))
+        .unwrap_or_else(|| rule_files(root, engine.sources(), false));
+    for (i, path) in files.into_iter().take(MAX_INDEX_FILES) {
         let Some(source) = engine.sources().get(i) else {
             continue;
         };
@@ -446,5 +539,90 @@ pub(crate) fn build(
             .into_iter()
             .map(|(dir, count)| IndexOverflow { dir, count })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::fs;
+
+    use camino::Utf8PathBuf;
+    use pretty_assertions::assert_eq;
+
+    use super::ProjectWalk;
+    use crate::{
+        DEFAULT_INDEX_BYTES, DiscoveryState, Engine, SourceOptions, StartupOptions, source_by_name,
+    };
+
+    fn project() -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        for (path, text) in [
+            ("CLAUDE.md", "Root.\n"),
+            ("api/AGENTS.md", "API.\n"),
+            ("web/CLAUDE.md", "Web.\n"),
+            ("web/RULES.md", "Renamed.\n"),
+            (
+                ".claude/rules/ts.md",
+                "---\npaths: [\"**/*.ts\"]\n---\nTS.\n",
+            ),
+        ] {
+            let path = root.join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        (dir, root)
+    }
+
+    fn index(engine: &Engine, walk: Option<std::sync::Arc<ProjectWalk>>) -> Vec<String> {
+        let mut options = StartupOptions::new(engine.root())
+            .with_managed(None)
+            .with_index(DEFAULT_INDEX_BYTES);
+        if let Some(walk) = walk {
+            options = options.with_walk(walk);
+        }
+        let report = engine.startup(&mut DiscoveryState::default(), &options);
+        report.index.iter().map(|e| e.file.clone()).collect()
+    }
+
+    /// The index built from the detection walk is the index a walk of its
+    /// own builds.
+    #[test]
+    fn the_index_from_the_detection_walk_is_the_index_of_its_own_walk() {
+        let (_dir, root) = project();
+        let walk = std::sync::Arc::new(ProjectWalk::new(&root));
+        let engine = Engine::new(&root).unwrap().with_sources(walk.conventions());
+        let own = index(&engine, None);
+        assert_eq!(
+            own,
+            [".claude/rules/ts.md", "api/AGENTS.md", "web/CLAUDE.md"]
+        );
+        assert_eq!(index(&engine, Some(walk)), own);
+    }
+
+    /// A walk stands in only for the same root and the shipped candidate
+    /// names: a renamed convention, or another root, walks again.
+    #[test]
+    fn a_walk_stands_in_only_for_the_same_root_and_names() {
+        let (_dir, root) = project();
+        let walk = ProjectWalk::new(&root);
+        let claude = source_by_name("claude", &SourceOptions::default()).unwrap();
+        let renamed =
+            source_by_name("claude", &SourceOptions::default().with_names(["RULES.md"])).unwrap();
+        let files = walk
+            .files_for(&root, std::slice::from_ref(&claude))
+            .unwrap();
+        assert!(files.iter().all(|(i, _)| *i == 0));
+        assert_eq!(files.len(), 3, "{files:?}");
+        assert!(walk.files_for(&root, &[renamed.clone()]).is_none());
+        assert!(walk.files_for(&root.join("web"), &[claude]).is_none());
+
+        // The renamed convention's index comes from a walk of its own.
+        let engine = Engine::new(&root).unwrap().with_sources([renamed]);
+        let walked = std::sync::Arc::new(walk);
+        assert_eq!(index(&engine, Some(walked)), index(&engine, None));
+        assert!(index(&engine, None).contains(&"web/RULES.md".to_owned()));
     }
 }

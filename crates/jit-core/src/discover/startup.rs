@@ -10,7 +10,7 @@ use jit_base::{ChangeSet, ChangeSource, Signals, resolve_parents, startup_signal
 use serde::Serialize;
 
 use super::chain::Level;
-use super::index::{self, IndexEntry, IndexOverflow};
+use super::index::{self, IndexEntry, IndexOverflow, ProjectWalk};
 use super::scan::DirScan;
 use super::{Discovery, DiscoveryState, Engine};
 use crate::rule::scope::{ScopeMatcher, SignalList, SignalMatcher};
@@ -46,6 +46,10 @@ pub struct StartupOptions {
     /// The byte bound of the rule index, or `None` (the default) for no
     /// index. See [`StartupOptions::with_index`].
     pub index_bytes: Option<usize>,
+    /// A walk of the project already made (to detect its conventions),
+    /// which the rule index reuses instead of walking again. See
+    /// [`StartupOptions::with_walk`].
+    pub walk: Option<Arc<ProjectWalk>>,
 }
 
 /// How long the startup load waits for changed files: 2 s. A status of a
@@ -63,6 +67,7 @@ impl std::fmt::Debug for StartupOptions {
             .field("changes", &self.changes.as_ref().map(|_| "<change source>"))
             .field("change_deadline", &self.change_deadline)
             .field("index_bytes", &self.index_bytes)
+            .field("walk", &self.walk.as_ref().map(|_| "<project walk>"))
             .finish()
     }
 }
@@ -78,7 +83,17 @@ impl StartupOptions {
             changes: None,
             change_deadline: DEFAULT_CHANGE_DEADLINE,
             index_bytes: None,
+            walk: None,
         }
+    }
+
+    /// Lets the rule index reuse `walk` (the one that detected the
+    /// conventions) instead of walking the project again. It is used only
+    /// when it walked this engine's root for the same candidate names as
+    /// the engine's sources; otherwise the index walks as without it.
+    pub fn with_walk(mut self, walk: Arc<ProjectWalk>) -> Self {
+        self.walk = Some(walk);
+        self
     }
 
     /// Builds the rule index ([`StartupReport::index`]) bounded to `bytes`
@@ -228,7 +243,7 @@ impl Engine {
         report.loaded = out.loaded;
         report.skipped = out.skipped;
         if let Some(bytes) = options.index_bytes {
-            let index = index::build(self, state, &report, bytes);
+            let index = index::build(self, state, &report, bytes, options.walk.as_deref());
             report.index = index.entries;
             report.index_overflow = index.overflow;
         }

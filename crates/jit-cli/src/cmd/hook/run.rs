@@ -166,7 +166,7 @@ fn handle_inner(
             &payload,
             &cwd,
             budget,
-            conventions.index_bytes,
+            &conventions,
             &mut extra,
         ));
         started = true;
@@ -181,7 +181,7 @@ fn handle_inner(
                 &payload,
                 &cwd,
                 budget,
-                conventions.index_bytes,
+                &conventions,
                 &mut extra,
             ));
             started = true;
@@ -418,7 +418,7 @@ fn start(
     payload: &Payload,
     cwd: &Utf8Path,
     budget: u64,
-    index_bytes: usize,
+    conventions: &crate::conventions::Conventions,
     extra: &mut Vec<String>,
 ) -> Injection {
     session.set_step_budget(Some(budget));
@@ -440,7 +440,7 @@ fn start(
     if payload.agent != AgentKind::ClaudeCode {
         options = options.with_managed(None);
     }
-    let options = options.with_index(index_bytes);
+    let options = conventions.startup_options(options);
     let (report, mut injection) = session.startup_injection(&options);
     if payload.agent == AgentKind::Codex {
         let changed: Vec<Utf8PathBuf> = report
