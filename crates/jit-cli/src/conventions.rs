@@ -306,31 +306,44 @@ fn resolve_with(
             walk: None,
         });
     }
-    let mut walk = None;
-    let detected: Vec<String> = match fallback {
-        Fallback::Detect => {
-            let walked = Arc::new(jit_core::ProjectWalk::new(root));
-            let names = walked
-                .conventions()
-                .iter()
-                .map(|s| s.name().to_owned())
-                .collect();
-            walk = Some(walked);
-            names
-        }
-        Fallback::DetectAlong(dirs) => jit_core::detect_conventions_along(root, dirs)
-            .iter()
-            .map(|s| s.name().to_owned())
-            .collect(),
-        Fallback::Known(known) => known.to_vec(),
-        Fallback::All => CONVENTIONS.iter().map(|&name| name.to_owned()).collect(),
-    };
+    let (detected, walk) = fallback_names(root, fallback);
     Ok(Conventions {
         sources: build(&detected)?,
         origin: Origin::Detected,
         index_bytes,
         walk,
     })
+}
+
+/// The conventions a fallback names, and the walk that found them when
+/// it looked.
+fn fallback_names(
+    root: &Utf8Path,
+    fallback: Fallback<'_>,
+) -> (Vec<String>, Option<Arc<jit_core::ProjectWalk>>) {
+    match fallback {
+        Fallback::Detect => {
+            let walk = Arc::new(jit_core::ProjectWalk::new(root));
+            let names = walk
+                .conventions()
+                .iter()
+                .map(|s| s.name().to_owned())
+                .collect();
+            (names, Some(walk))
+        }
+        Fallback::DetectAlong(dirs) => (
+            jit_core::detect_conventions_along(root, dirs)
+                .iter()
+                .map(|s| s.name().to_owned())
+                .collect(),
+            None,
+        ),
+        Fallback::Known(known) => (known.to_vec(), None),
+        Fallback::All => (
+            CONVENTIONS.iter().map(|&name| name.to_owned()).collect(),
+            None,
+        ),
+    }
 }
 
 /// The conventions found in the repository, with default options: what

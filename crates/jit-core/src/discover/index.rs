@@ -295,7 +295,7 @@ pub fn detect_conventions(root: &Utf8Path) -> Vec<Arc<dyn RuleSource>> {
 /// std::fs::write(dir.path().join("api/AGENTS.md"), "API.\n")?;
 /// let root = camino::Utf8Path::from_path(dir.path()).unwrap();
 /// let walk = Arc::new(ProjectWalk::new(root));
-/// let names: Vec<&str> = walk.conventions().iter().map(|s| s.name()).collect();
+/// let names: Vec<String> = walk.conventions().iter().map(|s| s.name().to_owned()).collect();
 /// assert_eq!(names, ["claude", "agents"]);
 ///
 /// let engine = Engine::new(root)?.with_sources(walk.conventions());
