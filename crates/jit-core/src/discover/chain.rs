@@ -21,7 +21,7 @@ use jit_base::{Real, real_within, relative_to, slash};
 #[derive(Debug, Clone)]
 pub(crate) struct ChainLevel {
     /// The directory as the walk names it, root-relative.
-    pub(crate) lex: Utf8PathBuf,
+    pub(crate) lex: Arc<str>,
     /// Where it really is.
     pub(crate) level: Level,
 }
@@ -110,46 +110,93 @@ impl Engine {
         state: &mut DiscoveryState,
         dir_rel: &Utf8Path,
     ) -> (Arc<[ChainLevel]>, Vec<Option<Stamp>>) {
-        if let Some(chain) = state.chains.get(dir_rel.as_str()) {
-            // A directory may have been swapped for a link since: every
-            // level is checked again without following links, and the chain
-            // is resolved anew if any is no longer a plain directory.
-            if let Some(stamps) = still_plain_dirs(&self.root, chain) {
-                return (Arc::clone(chain), stamps);
-            }
-            state.chains.remove(dir_rel.as_str());
-        }
         let mut levels = Vec::with_capacity(dir_rel.components().count() + 1);
         let mut stamps = Vec::with_capacity(levels.capacity());
         levels.push(ChainLevel {
-            lex: Utf8PathBuf::new(),
+            lex: Arc::from(""),
             level: Level::Inside(Arc::from(self.root.as_str())),
         });
         stamps.push(None);
-        let mut lex = Utf8PathBuf::new();
+        let mut lex = String::new();
         let mut plain = true; // no symlink so far: real == root.join(lex)
         for component in dir_rel.components() {
-            lex.push(component.as_str());
-            let (level, still_plain, stamp) = self.resolve_level(&lex, plain);
-            plain = still_plain;
+            if !lex.is_empty() {
+                lex.push('/');
+            }
+            lex.push_str(component.as_str());
+            let cached = state
+                .levels
+                .get_key_value(lex.as_str())
+                // Checked level by level from the root: below a level that
+                // became a link, a remembered plain level no longer
+                // `realpath`s where it did, and is resolved again.
+                .and_then(|(key, level)| {
+                    let (stamp, still_plain) = self.still_holds(key, level, plain)?;
+                    Some((Arc::clone(key), level.clone(), still_plain, stamp))
+                });
+            let (key, level, stamp) = match cached {
+                Some((key, level, still_plain, stamp)) => {
+                    plain = still_plain;
+                    (key, level, stamp)
+                }
+                None => {
+                    let (level, still_plain, stamp) =
+                        self.resolve_level(Utf8Path::new(&lex), plain);
+                    plain = still_plain;
+                    let key: Arc<str> = Arc::from(lex.as_str());
+                    // A directory that does not exist yet may be created
+                    // later: only levels that resolved are remembered.
+                    if level == Level::Missing {
+                        state.levels.remove(lex.as_str());
+                    } else {
+                        state.levels.insert(Arc::clone(&key), level.clone());
+                    }
+                    (key, level, stamp)
+                }
+            };
             let missing = level == Level::Missing;
-            levels.push(ChainLevel {
-                lex: lex.clone(),
-                level,
-            });
+            levels.push(ChainLevel { lex: key, level });
             stamps.push(stamp);
             if missing {
                 break;
             }
         }
-        let complete = levels.iter().all(|l| l.level != Level::Missing);
-        let chain: Arc<[ChainLevel]> = levels.into();
-        // A directory that does not exist yet may be created later: only
-        // chains that reach their end are remembered.
-        if complete {
-            state.chains.insert(dir_rel.to_string(), Arc::clone(&chain));
+        (levels.into(), stamps)
+    }
+
+    /// Whether a remembered level still resolves where it did, checked
+    /// without trusting it: a plain directory must still be one (`lstat`),
+    /// a level reached through a link must still `realpath` to the same
+    /// place. Returns its stamp (for the scan) and whether the walk is
+    /// still plain below it; `None` when it must be resolved again. A level
+    /// outside the root stays outside.
+    fn still_holds(
+        &self,
+        lex: &str,
+        level: &Level,
+        parent_plain: bool,
+    ) -> Option<(Option<Stamp>, bool)> {
+        match level {
+            Level::Inside(real) => {
+                let is_plain = real
+                    .strip_prefix(self.root.as_str())
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|rest| rest == lex);
+                if !(parent_plain && is_plain)
+                    && fs::canonicalize(self.root.join(lex)).ok()?.to_str() != Some(&**real)
+                {
+                    return None;
+                }
+                match fs::symlink_metadata(&**real) {
+                    Ok(meta) if meta.is_dir() => {
+                        Some((Some(Stamp::of(&meta)), parent_plain && is_plain))
+                    }
+                    _ => None,
+                }
+            }
+            Level::Outside(_) => Some((None, false)),
+            Level::Missing => None,
         }
-        (chain, stamps)
     }
 
     /// Resolves one directory: `lstat` while no symlink was met (the real
@@ -196,7 +243,7 @@ impl Engine {
                 subject.push(base);
             }
             if let Some(rest) =
-                relative_to(rel, lex).or_else(|| lex.as_str().is_empty().then_some(rel))
+                relative_to(rel, Utf8Path::new(&**lex)).or_else(|| lex.is_empty().then_some(rel))
             {
                 subject.push(rest);
             }
@@ -209,35 +256,6 @@ impl Engine {
         }
         out
     }
-}
-
-/// The stamps of a cached chain's directories, taken without following
-/// links, or `None` when a directory is gone or became a link (the chain must
-/// be resolved again). The root's slot is `None`: its stamp is taken by the scan.
-fn still_plain_dirs(root: &Utf8Path, chain: &[ChainLevel]) -> Option<Vec<Option<Stamp>>> {
-    let mut stamps = Vec::with_capacity(chain.len());
-    for (i, level) in chain.iter().enumerate() {
-        match &level.level {
-            Level::Inside(real) if i > 0 => {
-                // A level reached through a link: the link may point
-                // elsewhere now.
-                let plain = real
-                    .strip_prefix(root.as_str())
-                    .and_then(|rest| rest.strip_prefix('/'))
-                    .is_some_and(|rest| rest == level.lex.as_str());
-                if !plain && fs::canonicalize(root.join(&level.lex)).ok()?.to_str() != Some(&**real)
-                {
-                    return None;
-                }
-                match fs::symlink_metadata(&**real) {
-                    Ok(meta) if meta.is_dir() => stamps.push(Some(Stamp::of(&meta))),
-                    _ => return None,
-                }
-            }
-            _ => stamps.push(None),
-        }
-    }
-    Some(stamps)
 }
 
 #[cfg(test)]
@@ -420,7 +438,12 @@ mod tests {
         );
         assert_eq!(tree.contained("loop"), "unresolvable");
         assert_eq!(tree.contained("ping/CLAUDE.md"), "unresolvable");
-        assert!(state.chains.is_empty(), "an incomplete chain is not cached");
+        assert!(
+            !state.levels.keys().any(|k| k.starts_with("loop")
+                || k.starts_with("ping")
+                || k.starts_with("src/new")),
+            "a missing level is not cached"
+        );
     }
 
     #[test]
@@ -431,7 +454,12 @@ mod tests {
             tree.chain(&mut state, "src/new/deeper"),
             [": inside proj", "src: inside proj/src", "src/new: missing"]
         );
-        assert!(state.chains.is_empty(), "an incomplete chain is not cached");
+        assert!(
+            !state.levels.keys().any(|k| k.starts_with("loop")
+                || k.starts_with("ping")
+                || k.starts_with("src/new")),
+            "a missing level is not cached"
+        );
         assert_eq!(tree.contained("src/new"), "unresolvable");
         fs::create_dir_all(tree.base.join("proj/src/new/deeper")).unwrap();
         assert_eq!(
@@ -443,7 +471,7 @@ mod tests {
                 "src/new/deeper: inside proj/src/new/deeper"
             ]
         );
-        assert!(state.chains.contains_key("src/new/deeper"));
+        assert!(state.levels.contains_key("src/new/deeper"));
     }
 
     #[test]
@@ -471,7 +499,7 @@ mod tests {
         let mut state = DiscoveryState::default();
         let before = tree.chain(&mut state, "src/ui");
         assert_eq!(before[2], "src/ui: inside proj/src/ui");
-        assert!(state.chains.contains_key("src/ui"));
+        assert!(state.levels.contains_key("src/ui"));
         fs::remove_dir(tree.base.join("proj/src/ui")).unwrap();
         tree.link("../../elsewhere", "proj/src/ui");
         assert_eq!(
@@ -482,5 +510,32 @@ mod tests {
                 "src/ui: outside elsewhere"
             ]
         );
+    }
+
+    /// A level swapped for a link makes every level below it be resolved
+    /// again: their remembered places were reached through the old one.
+    #[test]
+    fn a_parent_swapped_for_a_link_resolves_every_level_below_again() {
+        let tree = Tree::new(&["proj/src/ui/forms", "elsewhere/ui/forms"]);
+        let mut state = DiscoveryState::default();
+        let before = tree.chain(&mut state, "src/ui/forms");
+        assert_eq!(before[3], "src/ui/forms: inside proj/src/ui/forms");
+        assert_eq!(state.levels.len(), 3);
+        fs::remove_dir_all(tree.base.join("proj/src")).unwrap();
+        tree.link("../elsewhere", "proj/src");
+        assert_eq!(
+            tree.chain(&mut state, "src/ui/forms"),
+            [
+                ": inside proj",
+                "src: outside elsewhere",
+                "src/ui: outside elsewhere/ui",
+                "src/ui/forms: outside elsewhere/ui/forms"
+            ]
+        );
+        // A sibling chain shares the remembered upper levels.
+        fs::create_dir_all(tree.base.join("elsewhere/ui/lists")).unwrap();
+        let sibling = tree.chain(&mut state, "src/ui/lists");
+        assert_eq!(sibling[3], "src/ui/lists: outside elsewhere/ui/lists");
+        assert_eq!(state.levels.len(), 4);
     }
 }

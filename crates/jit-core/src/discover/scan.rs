@@ -167,7 +167,7 @@ impl<'a> DirScan<'a> {
             match level {
                 Level::Missing => break,
                 Level::Outside(real) => self.out.skipped.push(SkippedRule {
-                    file: slash(lex),
+                    file: slash(Utf8Path::new(&**lex)),
                     reason: SkipReason::OutsideRoot,
                     detail: format!(
                         "this directory resolves to {real}, outside the project root {}; its rules are not read",

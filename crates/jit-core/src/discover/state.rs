@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::chain::ChainLevel;
+use super::chain::Level;
 use crate::rule::{ParsedRule, Rejection, Stamp};
 
 /// What a session has already seen: loaded rules, scanned directories, and
@@ -34,9 +34,12 @@ pub struct DiscoveryState {
     /// Directories whose every candidate was resolved, with the stamps that
     /// prove the scan is still current.
     pub(super) scanned: HashMap<Arc<str>, ScanRecord>,
-    /// Lexical root-relative directory → where each directory from the root
-    /// down to it really is.
-    pub(super) chains: HashMap<String, Arc<[ChainLevel]>>,
+    /// Lexical root-relative directory → where it really is, each level
+    /// checked again on every walk through it (one `lstat`, or a `realpath`
+    /// below a link) before it is trusted. One entry per directory: chains
+    /// are put together from their levels, so a deep tree does not store
+    /// its upper levels once per directory below them.
+    pub(super) levels: HashMap<Arc<str>, Level>,
     /// The user's rule folders (`~/.claude`, canonical) with the name of
     /// the source each belongs to, once the startup load has seen them:
     /// their scoped rules are judged on every touch too.
