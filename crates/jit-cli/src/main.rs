@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 // Plug-in crates register through `inventory`; naming them keeps them linked.
 use jit_tools as _;
 
+mod changes;
 mod cmd;
 mod conventions;
 mod output;

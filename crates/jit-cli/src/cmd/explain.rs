@@ -107,7 +107,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(dir) => given_cwd(dir)?,
             None => session_cwd(&cwd, session.engine().root()),
         };
-        let (options, warning) = options(session_cwd, args.managed)?;
+        let changes = crate::changes::StartupGit::lazy(session.engine().root(), &session_cwd);
+        let (options, warning) = options(session_cwd, args.managed, changes)?;
         let options = conventions.startup_options(options);
         warnings.extend(warning);
         Some(session.startup(&options))

@@ -53,6 +53,7 @@ pub(crate) struct Args {
 pub(crate) fn options(
     cwd: Utf8PathBuf,
     managed: Option<PathBuf>,
+    changes: Arc<dyn jit_core::ChangeSource>,
 ) -> anyhow::Result<(StartupOptions, Option<String>)> {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
@@ -63,7 +64,7 @@ pub(crate) fn options(
         .transpose()?;
     let mut options = StartupOptions::new(cwd)
         .with_home(home)
-        .with_changes(Arc::new(jit_git::GitChanges::new()));
+        .with_changes(changes);
     if let Some(deadline) = change_deadline().map_err(|err| anyhow::anyhow!(err))? {
         options = options.with_change_deadline(deadline);
     }
@@ -169,14 +170,29 @@ pub(crate) fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
 /// names (files, signals, details); the JSON output is exact.
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::root_or_default(args.root)?;
-    let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
     let here = current_dir()?;
-    let shown = Shown::new(engine.root(), &here);
-    let cwd = match args.cwd {
-        Some(dir) => given_cwd(dir)?,
-        None => session_cwd(&here, engine.root()),
+    let canonical = std::fs::canonicalize(&root)
+        .ok()
+        .and_then(|r| Utf8PathBuf::from_path_buf(r).ok());
+    let cwd = match (args.cwd, &canonical) {
+        (Some(dir), _) => Some(given_cwd(dir)?),
+        (None, Some(root)) => Some(session_cwd(&here, root)),
+        (None, None) => None,
     };
-    let (options, warning) = options(cwd, args.managed)?;
+    // Started before the project walk, so that a status the startup load
+    // needs runs beside it.
+    let changes = canonical
+        .as_ref()
+        .zip(cwd.as_ref())
+        .map(|(root, cwd)| crate::changes::StartupGit::new(root, cwd));
+    let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
+    let shown = Shown::new(engine.root(), &here);
+    let cwd = cwd.unwrap_or_else(|| session_cwd(&here, engine.root()));
+    let changes: Arc<dyn jit_core::ChangeSource> = match changes {
+        Some(changes) => changes,
+        None => crate::changes::StartupGit::new(engine.root(), &cwd),
+    };
+    let (options, warning) = options(cwd, args.managed, changes)?;
     let options = conventions.startup_options(options);
     if let Some(warning) = warning {
         output::stderr_line(format_args!("jit: warning: {}", escape(&warning)))?;

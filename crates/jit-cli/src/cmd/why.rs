@@ -306,7 +306,8 @@ fn checklist(
 
     // Step 4: what the engine does now.
     let mut session = Session::new(engine, config);
-    let (options, _warning) = options(session_cwd, None)?;
+    let changes = crate::changes::StartupGit::lazy(session.engine().root(), &session_cwd);
+    let (options, _warning) = options(session_cwd, None, changes)?;
     let startup = session.startup(&options);
     let injection = session.touch(&ctx.path_abs, cwd);
     let discovery = injection.discoveries.into_iter().next().unwrap_or_default();

@@ -616,7 +616,10 @@ mod tests {
             .unwrap();
         assert!(files.iter().all(|(i, _)| *i == 0));
         assert_eq!(files.len(), 3, "{files:?}");
-        assert!(walk.files_for(&root, std::slice::from_ref(&renamed)).is_none());
+        assert!(
+            walk.files_for(&root, std::slice::from_ref(&renamed))
+                .is_none()
+        );
         assert!(walk.files_for(&root.join("web"), &[claude]).is_none());
 
         // The renamed convention's index comes from a walk of its own.

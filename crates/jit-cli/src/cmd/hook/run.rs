@@ -133,6 +133,14 @@ fn handle_inner(
         }
         _ => Vec::new(),
     };
+    // A context's start may need a git status: started now, it runs while
+    // the conventions are looked for. A tool call asks only if it turns
+    // out to start a context.
+    let changes = if matches!(work, Work::Start { .. }) {
+        crate::changes::StartupGit::new(engine.root(), &cwd)
+    } else {
+        crate::changes::StartupGit::lazy(engine.root(), &cwd)
+    };
     let conventions = hook_conventions(
         payload.agent,
         engine.root(),
@@ -167,6 +175,7 @@ fn handle_inner(
             &cwd,
             budget,
             &conventions,
+            Arc::clone(&changes),
             &mut extra,
         ));
         started = true;
@@ -182,6 +191,7 @@ fn handle_inner(
                 &cwd,
                 budget,
                 &conventions,
+                Arc::clone(&changes),
                 &mut extra,
             ));
             started = true;
@@ -419,6 +429,7 @@ fn start(
     cwd: &Utf8Path,
     budget: u64,
     conventions: &crate::conventions::Conventions,
+    changes: Arc<crate::changes::StartupGit>,
     extra: &mut Vec<String>,
 ) -> Injection {
     session.set_step_budget(Some(budget));
@@ -432,7 +443,7 @@ fn start(
     };
     let mut options = StartupOptions::new(cwd.to_owned())
         .with_home(home)
-        .with_changes(Arc::new(jit_git::GitChanges::new()));
+        .with_changes(changes);
     // A bad value must not fail the call: the default deadline stands.
     if let Ok(Some(deadline)) = crate::cmd::startup::change_deadline() {
         options = options.with_change_deadline(deadline);
