@@ -202,6 +202,8 @@ impl Engine {
     /// Resolves one directory: `lstat` while no symlink was met (the real
     /// path is the lexical one), `realpath` from the first symlink on.
     fn resolve_level(&self, lex: &Utf8Path, parent_plain: bool) -> (Level, bool, Option<Stamp>) {
+        #[cfg(test)]
+        tests::RESOLVED.with(|count| count.set(count.get() + 1));
         let path = self.root.join(lex);
         if parent_plain {
             match fs::symlink_metadata(&path) {
@@ -265,6 +267,12 @@ mod tests {
 
     use super::*;
     use jit_base::resolve_parents;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// How many levels this thread resolved from scratch.
+        pub(super) static RESOLVED: Cell<usize> = const { Cell::new(0) };
+    }
 
     /// A project at `base/proj` with room beside it for what lies outside.
     struct Tree {
@@ -537,5 +545,26 @@ mod tests {
         let sibling = tree.chain(&mut state, "src/ui/lists");
         assert_eq!(sibling[3], "src/ui/lists: outside elsewhere/ui/lists");
         assert_eq!(state.levels.len(), 4);
+    }
+
+    /// A remembered level is checked (one `lstat`), not resolved again; a
+    /// new level below plain ones is resolved with `lstat` and carries its
+    /// stamp.
+    #[test]
+    fn remembered_levels_are_checked_not_resolved_again() {
+        let tree = Tree::new(&["proj/src/ui/forms"]);
+        let mut state = DiscoveryState::default();
+        tree.chain(&mut state, "src");
+        let before = RESOLVED.with(Cell::get);
+        let (_, stamps) = tree
+            .engine
+            .resolve_chain(&mut state, Utf8Path::new("src/ui/forms"));
+        assert_eq!(RESOLVED.with(Cell::get) - before, 2, "only the new levels");
+        assert_eq!(stamps.len(), 4);
+        assert!(stamps[1..].iter().all(Option::is_some), "{stamps:?}");
+        let before = RESOLVED.with(Cell::get);
+        tree.chain(&mut state, "src/ui/forms");
+        tree.chain(&mut state, "src/ui");
+        assert_eq!(RESOLVED.with(Cell::get), before, "all remembered");
     }
 }

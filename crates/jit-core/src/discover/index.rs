@@ -628,4 +628,29 @@ mod tests {
         assert_eq!(index(&engine, Some(walked)), index(&engine, None));
         assert!(index(&engine, None).contains(&"web/RULES.md".to_owned()));
     }
+
+    /// A root-only name (Cursor's `.cursorrules`) counts at the root only,
+    /// in a walk and along a chain alike.
+    #[test]
+    fn a_root_only_name_counts_at_the_root_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        fs::create_dir_all(root.join("web")).unwrap();
+        fs::write(root.join("web/.cursorrules"), "Not here.\n").unwrap();
+        let names = |sources: Vec<std::sync::Arc<dyn crate::RuleSource>>| -> Vec<String> {
+            sources.iter().map(|s| s.name().to_owned()).collect()
+        };
+        let web = [Utf8PathBuf::from("web")];
+        assert_eq!(names(ProjectWalk::new(&root).conventions()), ["claude"]);
+        assert_eq!(
+            names(crate::detect_conventions_along(&root, &web)),
+            ["claude"]
+        );
+        fs::write(root.join(".cursorrules"), "Here.\n").unwrap();
+        assert_eq!(names(ProjectWalk::new(&root).conventions()), ["cursor"]);
+        assert_eq!(
+            names(crate::detect_conventions_along(&root, &web)),
+            ["cursor"]
+        );
+    }
 }
