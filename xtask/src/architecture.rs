@@ -31,6 +31,19 @@ fn no_defaults(name: &str) -> String {
     format!("{name} --no-default-features")
 }
 
+/// The builds the shell parser's two crates (the grammar and its runtime)
+/// must stay out of.
+const SHELL_PARSER_OUT_OF: &[&str] = &[
+    "jit-base",
+    "jit-core",
+    "jit-git",
+    "jit-imports",
+    "jit-tools --no-default-features",
+];
+/// Why.
+const SHELL_PARSER_WHY: &str = "the shell parser (C code built by `cc`) belongs to jit-bash, and \
+                                to jit-tools only through its `bash` feature";
+
 /// External crates that must stay out of some workspace crates' builds, and
 /// why. Each is allowed in the crate that needs it and in the crates that
 /// depend on that one on purpose; binaries and tests may have anything.
@@ -61,30 +74,8 @@ const CONFINED: &[(&str, &[&str], &str)] = &[
         "only jit-core reads YAML frontmatter; plug-ins build on jit-base, which declares their \
          traits, so a harness that takes a plug-in compiles no YAML parser",
     ),
-    (
-        "tree-sitter",
-        &[
-            "jit-base",
-            "jit-core",
-            "jit-git",
-            "jit-imports",
-            "jit-tools --no-default-features",
-        ],
-        "the shell parser (C code built by `cc`) belongs to jit-bash, and to jit-tools only \
-         through its `bash` feature",
-    ),
-    (
-        "tree-sitter-bash",
-        &[
-            "jit-base",
-            "jit-core",
-            "jit-git",
-            "jit-imports",
-            "jit-tools --no-default-features",
-        ],
-        "the shell parser (C code built by `cc`) belongs to jit-bash, and to jit-tools only \
-         through its `bash` feature",
-    ),
+    ("tree-sitter", SHELL_PARSER_OUT_OF, SHELL_PARSER_WHY),
+    ("tree-sitter-bash", SHELL_PARSER_OUT_OF, SHELL_PARSER_WHY),
     (
         "pulldown-cmark",
         &[

@@ -26,7 +26,7 @@ const LONG_FN_ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/jit-bash/src/syntax.rs", "word", 104),
     ("crates/jit-cli/src/cmd/audit.rs", "run", 81),
     ("crates/jit-cli/src/cmd/hook/install.rs", "uninstall", 94),
-    ("crates/jit-cli/src/cmd/hook/run.rs", "handle_inner", 190),
+    ("crates/jit-cli/src/cmd/hook/run.rs", "handle_inner", 178),
     ("crates/jit-cli/src/cmd/lint/check.rs", "check_file", 185),
     ("crates/jit-cli/src/cmd/replay/html.rs", "render", 118),
     ("crates/jit-cli/src/cmd/replay/html.rs", "chart", 112),

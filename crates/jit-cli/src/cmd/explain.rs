@@ -13,7 +13,7 @@ use jit_core::{
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
-use crate::cmd::startup::{given_cwd, options, session_cwd, signals};
+use crate::cmd::startup::{given_cwd, lazy_options, session_cwd, signals};
 use crate::conventions::ConventionsArg;
 use crate::output::{self, escape};
 use crate::project::{Shown, current_dir};
@@ -107,8 +107,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(dir) => given_cwd(dir)?,
             None => session_cwd(&cwd, session.engine().root()),
         };
-        let changes = crate::changes::StartupGit::lazy(session.engine().root(), &session_cwd);
-        let (options, warning) = options(session_cwd, args.managed, changes)?;
+        let (options, warning) = lazy_options(session.engine().root(), session_cwd, args.managed)?;
         let options = conventions.startup_options(options);
         warnings.extend(warning);
         Some(session.startup(&options))

@@ -46,6 +46,17 @@ pub(crate) struct Args {
     conventions: ConventionsArg,
 }
 
+/// [`options`] with a git change source for `cwd` in the project at `root`
+/// that runs only when the startup load asks.
+pub(crate) fn lazy_options(
+    root: &Utf8Path,
+    cwd: Utf8PathBuf,
+    managed: Option<PathBuf>,
+) -> anyhow::Result<(StartupOptions, Option<String>)> {
+    let changes = crate::changes::StartupGit::lazy(root, &cwd);
+    options(cwd, managed, changes)
+}
+
 /// The startup options the command line uses: `$HOME` for user rules, git
 /// for changed files, and `managed` (made absolute against the current
 /// directory) for managed rules. Returns a warning too when `managed` does

@@ -13,7 +13,7 @@ use jit_core::{
 use serde::Serialize;
 
 use crate::cmd::non_empty_path;
-use crate::cmd::startup::{given_cwd, options, session_cwd};
+use crate::cmd::startup::{given_cwd, lazy_options, session_cwd};
 use crate::output::{self, escape};
 use crate::project::current_dir;
 
@@ -306,8 +306,7 @@ fn checklist(
 
     // Step 4: what the engine does now.
     let mut session = Session::new(engine, config);
-    let changes = crate::changes::StartupGit::lazy(session.engine().root(), &session_cwd);
-    let (options, _warning) = options(session_cwd, None, changes)?;
+    let (options, _warning) = lazy_options(session.engine().root(), session_cwd, None)?;
     let startup = session.startup(&options);
     let injection = session.touch(&ctx.path_abs, cwd);
     let discovery = injection.discoveries.into_iter().next().unwrap_or_default();

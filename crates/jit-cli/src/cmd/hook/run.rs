@@ -62,13 +62,13 @@ pub(super) fn handle(options: &Options, input: &mut dyn Read) -> (Outcome, Optio
     (outcome, result.err())
 }
 
-fn handle_inner(
+/// Reads the payload from `input` (bounded) and parses it, naming the call
+/// in `outcome`.
+fn read_payload(
     options: &Options,
     input: &mut dyn Read,
     outcome: &mut Outcome,
-) -> anyhow::Result<()> {
-    let dir = state::state_dir()?;
-    outcome.log = Some(dir.join("hook.log"));
+) -> anyhow::Result<Payload> {
     let mut bytes = Vec::new();
     input
         .take(MAX_PAYLOAD_BYTES + 1)
@@ -78,13 +78,38 @@ fn handle_inner(
         bail!("the payload is over {MAX_PAYLOAD_BYTES} bytes; not read");
     }
     let payload = payload::parse(&bytes, options.agent)?;
-    drop(bytes);
     outcome.context = format!(
         "{} {} {}",
         payload.agent.name(),
         payload.session_id,
         payload.event_name
     );
+    Ok(payload)
+}
+
+/// The git change source of a context's start: started now for a
+/// `SessionStart`, so that it runs while the conventions are looked for; a
+/// tool call asks only if it turns out to start a context.
+fn startup_changes(
+    work: &Work,
+    root: &Utf8Path,
+    cwd: &Utf8Path,
+) -> Arc<crate::changes::StartupGit> {
+    if matches!(work, Work::Start { .. }) {
+        crate::changes::StartupGit::new(root, cwd)
+    } else {
+        crate::changes::StartupGit::lazy(root, cwd)
+    }
+}
+
+fn handle_inner(
+    options: &Options,
+    input: &mut dyn Read,
+    outcome: &mut Outcome,
+) -> anyhow::Result<()> {
+    let dir = state::state_dir()?;
+    outcome.log = Some(dir.join("hook.log"));
+    let payload = read_payload(options, input, outcome)?;
     let registry = Arc::new(Registry::checked()?);
 
     // Decide what the event asks before touching any state, so an event
@@ -133,14 +158,7 @@ fn handle_inner(
         }
         _ => Vec::new(),
     };
-    // A context's start may need a git status: started now, it runs while
-    // the conventions are looked for. A tool call asks only if it turns
-    // out to start a context.
-    let changes = if matches!(work, Work::Start { .. }) {
-        crate::changes::StartupGit::new(engine.root(), &cwd)
-    } else {
-        crate::changes::StartupGit::lazy(engine.root(), &cwd)
-    };
+    let changes = startup_changes(&work, engine.root(), &cwd);
     let conventions = hook_conventions(
         payload.agent,
         engine.root(),
