@@ -1180,4 +1180,25 @@ mod tests {
                 .any(|s| s.file == "src/ui/AGENTS.md" && s.reason == SkipReason::Shadowed)
         );
     }
+
+    /// A convention without `@` imports (AGENTS.md) keeps an `@path` as
+    /// text; Claude's expands it.
+    #[test]
+    fn only_a_convention_with_imports_expands_them() {
+        let (dir, engine) = tree();
+        fs::write(dir.path().join("AGENTS.md"), "See @docs/style.md.\n").unwrap();
+        let mut state = DiscoveryState::default();
+        let found = engine.discover(&mut state, Utf8Path::new("README.md"), engine.root());
+        let agents = found.loaded.iter().find(|l| l.file == "AGENTS.md").unwrap();
+        assert_eq!(agents.content, "See @docs/style.md.\n");
+        let claude = found.loaded.iter().find(|l| l.file == "CLAUDE.md").unwrap();
+        assert!(claude.content.contains("Style."), "{}", claude.content);
+        let includes: Vec<&str> = found
+            .loaded
+            .iter()
+            .filter(|l| l.included_by.is_some())
+            .map(|l| l.included_by.as_deref().unwrap_or_default())
+            .collect();
+        assert_eq!(includes, ["CLAUDE.md"]);
+    }
 }
