@@ -413,3 +413,32 @@ impl SignalList for LazySignals<'_> {
             .signals
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::fs;
+
+    use crate::{DiscoveryState, Engine, StartupOptions};
+
+    /// Without a change source, the startup load reads no changed files,
+    /// even when a scoped rule asks for the signals: the cwd marker alone.
+    #[test]
+    fn without_a_change_source_no_changed_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(".claude/rules")).unwrap();
+        fs::create_dir_all(dir.path().join("src")).unwrap();
+        fs::write(
+            dir.path().join(".claude/rules/rs.md"),
+            "---\npaths: [\"src/**\"]\n---\nRust.\n",
+        )
+        .unwrap();
+        let engine = Engine::new(dir.path()).unwrap();
+        let options = StartupOptions::new(engine.root().join("src")).with_managed(None);
+        let report = engine.startup(&mut DiscoveryState::default(), &options);
+        assert!(!report.changed_files_read);
+        assert_eq!(report.signals, ["src/"]);
+        assert_eq!(report.loaded[0].file, ".claude/rules/rs.md");
+    }
+}
