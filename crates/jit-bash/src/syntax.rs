@@ -172,12 +172,6 @@ fn control_character(command: &str) -> Option<(usize, usize, u8)> {
 /// empty cells `| |`); what it cannot follow, it lets through to the
 /// grammar.
 fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Quote {
-        None,
-        Single,
-        Double,
-    }
     let bytes = command.as_bytes();
     let mut quote = Quote::None;
     // Here-documents opened on the current line: (delimiter, `<<-`).
@@ -192,52 +186,13 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
             line += 1;
             line_start = i + 1;
             if quote == Quote::None && !heredocs.is_empty() {
-                // Skip the bodies, each up to its delimiter line.
-                let mut pos = i + 1;
-                for (delimiter, strip_tabs) in heredocs.drain(..) {
-                    while pos < bytes.len() {
-                        let end = bytes[pos..]
-                            .iter()
-                            .position(|&c| c == b'\n')
-                            .map_or(bytes.len(), |n| pos + n);
-                        let mut body_line = &bytes[pos..end];
-                        if strip_tabs {
-                            while let [b'\t', rest @ ..] = body_line {
-                                body_line = rest;
-                            }
-                        }
-                        pos = (end + 1).min(bytes.len());
-                        if end < bytes.len() {
-                            line += 1;
-                            line_start = pos;
-                        }
-                        if body_line == delimiter.as_slice() {
-                            break;
-                        }
-                    }
-                }
-                i = pos;
+                i = skip_heredoc_bodies(bytes, i + 1, &mut heredocs, &mut line, &mut line_start);
                 continue;
             }
         }
-        match quote {
-            Quote::Single => {
-                if b == b'\'' {
-                    quote = Quote::None;
-                }
-                i += 1;
-                continue;
-            }
-            Quote::Double => {
-                match b {
-                    b'\\' => i += 1,
-                    b'"' => quote = Quote::None,
-                    _ => {}
-                }
-                i += 1;
-                continue;
-            }
-            Quote::None => {}
+        if quote != Quote::None {
+            i += quoted_step(&mut quote, b);
+            continue;
         }
         match b {
             b' ' | b'\t' | b'\n' => {}
@@ -250,9 +205,7 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
                 i += 1;
             }
             b'#' if expect_command || i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
-                while i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
-                    i += 1;
-                }
+                i = comment_end(bytes, i);
             }
             b'|' => {
                 if expect_command {
@@ -271,27 +224,7 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
                 expect_command = true;
             }
             b'<' if bytes.get(i + 1) == Some(&b'<') && bytes.get(i + 2) != Some(&b'<') => {
-                i += 2;
-                let strip_tabs = bytes.get(i) == Some(&b'-');
-                if strip_tabs {
-                    i += 1;
-                }
-                while matches!(bytes.get(i), Some(b' ' | b'\t')) {
-                    i += 1;
-                }
-                // The delimiter word, its quotes and escapes removed.
-                let mut delimiter = Vec::new();
-                while let Some(&c) = bytes.get(i) {
-                    match c {
-                        b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')' => {
-                            break;
-                        }
-                        b'\'' | b'"' | b'\\' => {}
-                        _ => delimiter.push(c),
-                    }
-                    i += 1;
-                }
-                heredocs.push((delimiter, strip_tabs));
+                i = open_heredoc(bytes, i + 2, &mut heredocs);
                 expect_command = false;
                 continue;
             }
@@ -302,12 +235,12 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
                 continue;
             }
             b'(' => expect_command = true,
-            b'\'' => {
-                quote = Quote::Single;
-                expect_command = false;
-            }
-            b'"' => {
-                quote = Quote::Double;
+            b'\'' | b'"' => {
+                quote = if b == b'\'' {
+                    Quote::Single
+                } else {
+                    Quote::Double
+                };
                 expect_command = false;
             }
             _ => expect_command = false,
@@ -315,6 +248,93 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
         i += 1;
     }
     None
+}
+
+/// The quoting that [`empty_pipeline_stage`] is inside.
+#[derive(Clone, Copy, PartialEq)]
+enum Quote {
+    None,
+    Single,
+    Double,
+}
+
+/// How many bytes a byte inside quotes takes (a backslash between double
+/// quotes takes the next one too); the closing quote ends the quoting.
+fn quoted_step(quote: &mut Quote, b: u8) -> usize {
+    match (*quote, b) {
+        (Quote::Single, b'\'') | (Quote::Double, b'"') => *quote = Quote::None,
+        (Quote::Double, b'\\') => return 2,
+        _ => {}
+    }
+    1
+}
+
+/// Where the scan goes on after the bodies of `heredocs`, which start at
+/// `pos` and each run up to its delimiter line; the lines skipped are counted.
+fn skip_heredoc_bodies(
+    bytes: &[u8],
+    mut pos: usize,
+    heredocs: &mut Vec<(Vec<u8>, bool)>,
+    line: &mut usize,
+    line_start: &mut usize,
+) -> usize {
+    for (delimiter, strip_tabs) in heredocs.drain(..) {
+        while pos < bytes.len() {
+            let end = bytes[pos..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(bytes.len(), |n| pos + n);
+            let mut body_line = &bytes[pos..end];
+            if strip_tabs {
+                while let [b'\t', rest @ ..] = body_line {
+                    body_line = rest;
+                }
+            }
+            pos = (end + 1).min(bytes.len());
+            if end < bytes.len() {
+                *line += 1;
+                *line_start = pos;
+            }
+            if body_line == delimiter.as_slice() {
+                break;
+            }
+        }
+    }
+    pos
+}
+
+/// The last byte of the comment that starts at `i`: the one before the
+/// line break, or the text's last.
+fn comment_end(bytes: &[u8], mut i: usize) -> usize {
+    while i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
+        i += 1;
+    }
+    i
+}
+
+/// Adds to `heredocs` the here-document a `<<` opens, with `i` just after
+/// the `<<`: its delimiter (quotes and escapes removed) and whether it is
+/// `<<-`; returns where the scan goes on, after the delimiter word.
+fn open_heredoc(bytes: &[u8], mut i: usize, heredocs: &mut Vec<(Vec<u8>, bool)>) -> usize {
+    let strip_tabs = bytes.get(i) == Some(&b'-');
+    if strip_tabs {
+        i += 1;
+    }
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    // The delimiter word, its quotes and escapes removed.
+    let mut delimiter = Vec::new();
+    while let Some(&c) = bytes.get(i) {
+        match c {
+            b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')' => break,
+            b'\'' | b'"' | b'\\' => {}
+            _ => delimiter.push(c),
+        }
+        i += 1;
+    }
+    heredocs.push((delimiter, strip_tabs));
+    i
 }
 
 /// The parser's work budget, per byte of input: how many times it may ask
