@@ -728,6 +728,59 @@ impl<'t> Walker<'_, 't> {
         match node.kind() {
             "command" => self.simple(node, &[], depth, later)?,
             "redirected_statement" => self.redirected(node, depth, later)?,
+            "function_definition"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "case_statement"
+            | "case_item" => self.visit_parts(node, depth, later)?,
+            // `(( … ))` is arithmetic, not a group of commands.
+            "compound_statement" if text(node, self.source).starts_with("((") => {}
+            // Backquoted text has its own escaping rules; its commands are
+            // not analysed.
+            "command_substitution" if text(node, self.source).starts_with('`') => {}
+            "program"
+            | "list"
+            | "pipeline"
+            | "subshell"
+            | "compound_statement"
+            | "do_group"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "while_statement"
+            | "negated_command"
+            | "command_substitution"
+            | "process_substitution" => {
+                for (_, child) in self.children(node) {
+                    if child.is_named() {
+                        later.push(Task::Visit(child, depth));
+                    }
+                }
+            }
+            // Assignments, declarations and tests write no file, but the
+            // commands of their substitutions run.
+            "variable_assignment"
+            | "variable_assignments"
+            | "declaration_command"
+            | "unset_command"
+            | "test_command" => self.substitutions(node, depth, later),
+            // Words where a statement is expected, or anything else: nothing
+            // runs that can be known.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Handles a statement whose parts play different roles (a function,
+    /// `for`, `case` and its items): which parts are statements to walk,
+    /// which only run their substitutions, which are redirections.
+    fn visit_parts(
+        &mut self,
+        node: Node<'t>,
+        depth: usize,
+        later: &mut Vec<Task<'t>>,
+    ) -> Result<(), Refusal> {
+        match node.kind() {
             "function_definition" => {
                 for (field, child) in self.children(node) {
                     match field {
@@ -771,39 +824,6 @@ impl<'t> Walker<'_, 't> {
                     }
                 }
             }
-            // `(( … ))` is arithmetic, not a group of commands.
-            "compound_statement" if text(node, self.source).starts_with("((") => {}
-            // Backquoted text has its own escaping rules; its commands are
-            // not analysed.
-            "command_substitution" if text(node, self.source).starts_with('`') => {}
-            "program"
-            | "list"
-            | "pipeline"
-            | "subshell"
-            | "compound_statement"
-            | "do_group"
-            | "if_statement"
-            | "elif_clause"
-            | "else_clause"
-            | "while_statement"
-            | "negated_command"
-            | "command_substitution"
-            | "process_substitution" => {
-                for (_, child) in self.children(node) {
-                    if child.is_named() {
-                        later.push(Task::Visit(child, depth));
-                    }
-                }
-            }
-            // Assignments, declarations and tests write no file, but the
-            // commands of their substitutions run.
-            "variable_assignment"
-            | "variable_assignments"
-            | "declaration_command"
-            | "unset_command"
-            | "test_command" => self.substitutions(node, depth, later),
-            // Words where a statement is expected, or anything else: nothing
-            // runs that can be known.
             _ => {}
         }
         Ok(())
