@@ -21,7 +21,6 @@ const MAX_FN_LINES: usize = 80;
 /// and so is a listed function that grew. Split a function rather than
 /// raise its number.
 const LONG_FN_ALLOWED: &[(&str, &str, usize)] = &[
-    ("crates/jit-bash/src/syntax.rs", "word", 104),
     ("crates/jit-cli/src/cmd/audit.rs", "run", 81),
     ("crates/jit-cli/src/cmd/hook/install.rs", "uninstall", 94),
     ("crates/jit-cli/src/cmd/hook/run.rs", "handle_inner", 178),

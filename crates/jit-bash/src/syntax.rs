@@ -712,7 +712,7 @@ fn walk<'t>(root: Node<'t>, source: &str) -> Result<Vec<Step>, Refusal> {
     Ok(walker.steps)
 }
 
-impl<'t> Walker<'_, 't> {
+impl<'s, 't> Walker<'s, 't> {
     fn children(&mut self, node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
         children_with(&mut self.cursor, node)
     }
@@ -1116,71 +1116,7 @@ impl<'t> Walker<'_, 't> {
                 }
                 Piece::Node(node, quoted) => (node, quoted),
             };
-            let kind = node.kind();
-            let body = text(node, self.source);
-            match kind {
-                "word" => decoder.unquoted_text(body),
-                "string_content" => decoder.double_quoted_text(body),
-                "raw_string" => decoder.literal(strip(body, "'", "'"), true),
-                "ansi_c_string" => {
-                    // Without a backslash an ANSI-C string is plain text;
-                    // decoding its escapes is not worth the risk of a wrong
-                    // path.
-                    let inner = strip(body, "$'", "'");
-                    if inner.contains('\\') {
-                        decoder.uncertain(SkipReason::Quoting);
-                    } else {
-                        decoder.literal(inner, true);
-                    }
-                }
-                "number" if node.named_child_count() == 0 => decoder.literal(body, quoted),
-                "simple_expansion" | "expansion" => decoder.uncertain(SkipReason::Variable),
-                "command_substitution" => {
-                    if body.starts_with("$(") {
-                        before.push(node);
-                    }
-                    decoder.uncertain(SkipReason::CommandSubstitution);
-                }
-                "arithmetic_expansion" => decoder.uncertain(SkipReason::ArithmeticSubstitution),
-                "brace_expression" => decoder.uncertain(SkipReason::BraceExpansion),
-                "extglob_pattern" => decoder.uncertain(SkipReason::Glob),
-                "process_substitution" => {
-                    before.push(node);
-                    decoder.uncertain(SkipReason::Device);
-                }
-                "concatenation" | "string" | "translated_string" | "number" => {
-                    let inner = quoted || kind == "string";
-                    // The delimiting quotes are not content.
-                    let (mut from, end) = match kind {
-                        "string" => (node.start_byte() + 1, node.end_byte().saturating_sub(1)),
-                        "translated_string" => (node.start_byte() + 1, node.end_byte()),
-                        _ => (node.start_byte(), node.end_byte()),
-                    };
-                    let mut pieces = Vec::new();
-                    for (_, child) in self.children(node) {
-                        if child.start_byte() < from || child.end_byte() > end {
-                            // A delimiting quote, or `$` of `$"…"`.
-                            continue;
-                        }
-                        if child.start_byte() > from {
-                            pieces.push(Piece::Gap(
-                                self.source.get(from..child.start_byte()).unwrap_or(""),
-                                inner,
-                            ));
-                        }
-                        pieces.push(Piece::Node(child, inner));
-                        from = child.end_byte();
-                    }
-                    if end > from {
-                        pieces.push(Piece::Gap(self.source.get(from..end).unwrap_or(""), inner));
-                    }
-                    stack.extend(pieces.into_iter().rev());
-                }
-                // `$` as a literal character (`a$`, `"cost: $"`).
-                "$" => decoder.literal("$", quoted),
-                // Any other node is not something this crate decodes.
-                _ => decoder.uncertain(SkipReason::Quoting),
-            }
+            self.decode_node(node, quoted, &mut decoder, before, &mut stack);
         }
         if decoder.uncertain.is_none() {
             decoder.uncertain = pattern_reason(&decoder.unquoted);
@@ -1190,6 +1126,90 @@ impl<'t> Walker<'_, 't> {
             text: decoder.text,
             uncertain: decoder.uncertain,
         }
+    }
+
+    /// Decodes one node of a word into `decoder`: a piece of text, a value
+    /// that cannot be known, or parts pushed on `stack` to decode next.
+    fn decode_node(
+        &mut self,
+        node: Node<'t>,
+        quoted: bool,
+        decoder: &mut Decoder,
+        before: &mut Vec<Node<'t>>,
+        stack: &mut Vec<Piece<'t, 's>>,
+    ) {
+        let kind = node.kind();
+        let body = text(node, self.source);
+        match kind {
+            "word" => decoder.unquoted_text(body),
+            "string_content" => decoder.double_quoted_text(body),
+            "raw_string" => decoder.literal(strip(body, "'", "'"), true),
+            "ansi_c_string" => {
+                // Without a backslash an ANSI-C string is plain text;
+                // decoding its escapes is not worth the risk of a wrong
+                // path.
+                let inner = strip(body, "$'", "'");
+                if inner.contains('\\') {
+                    decoder.uncertain(SkipReason::Quoting);
+                } else {
+                    decoder.literal(inner, true);
+                }
+            }
+            "number" if node.named_child_count() == 0 => decoder.literal(body, quoted),
+            "simple_expansion" | "expansion" => decoder.uncertain(SkipReason::Variable),
+            "command_substitution" => {
+                if body.starts_with("$(") {
+                    before.push(node);
+                }
+                decoder.uncertain(SkipReason::CommandSubstitution);
+            }
+            "arithmetic_expansion" => decoder.uncertain(SkipReason::ArithmeticSubstitution),
+            "brace_expression" => decoder.uncertain(SkipReason::BraceExpansion),
+            "extglob_pattern" => decoder.uncertain(SkipReason::Glob),
+            "process_substitution" => {
+                before.push(node);
+                decoder.uncertain(SkipReason::Device);
+            }
+            "concatenation" | "string" | "translated_string" | "number" => {
+                stack.extend(self.pieces(node, quoted).into_iter().rev());
+            }
+            // `$` as a literal character (`a$`, `"cost: $"`).
+            "$" => decoder.literal("$", quoted),
+            // Any other node is not something this crate decodes.
+            _ => decoder.uncertain(SkipReason::Quoting),
+        }
+    }
+
+    /// The parts of a string or concatenation: its children and the text
+    /// between them, without the delimiting quotes.
+    fn pieces(&mut self, node: Node<'t>, quoted: bool) -> Vec<Piece<'t, 's>> {
+        let kind = node.kind();
+        let inner = quoted || kind == "string";
+        // The delimiting quotes are not content.
+        let (mut from, end) = match kind {
+            "string" => (node.start_byte() + 1, node.end_byte().saturating_sub(1)),
+            "translated_string" => (node.start_byte() + 1, node.end_byte()),
+            _ => (node.start_byte(), node.end_byte()),
+        };
+        let mut pieces = Vec::new();
+        for (_, child) in self.children(node) {
+            if child.start_byte() < from || child.end_byte() > end {
+                // A delimiting quote, or `$` of `$"…"`.
+                continue;
+            }
+            if child.start_byte() > from {
+                pieces.push(Piece::Gap(
+                    self.source.get(from..child.start_byte()).unwrap_or(""),
+                    inner,
+                ));
+            }
+            pieces.push(Piece::Node(child, inner));
+            from = child.end_byte();
+        }
+        if end > from {
+            pieces.push(Piece::Gap(self.source.get(from..end).unwrap_or(""), inner));
+        }
+        pieces
     }
 
     /// Queues the `$(…)` and `<(…)` substitutions anywhere in `node` to be
