@@ -42,7 +42,6 @@ const LONG_FN_ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/jit-cli/src/cmd/why.rs", "checklist", 126),
     ("crates/jit-cli/src/cmd/why.rs", "step_candidate", 150),
     ("crates/jit-cli/src/cmd/why.rs", "step_load", 84),
-    ("crates/jit-imports/src/expand.rs", "import_one", 93),
 ];
 
 /// The file names and folders of the shipped conventions. The engine

@@ -585,24 +585,7 @@ impl Expander<'_> {
 
     /// Resolves and records one import, and says what it turns into.
     fn import_one(&mut self, from: &Path, dir: &Path, import: Import, depth: usize) -> Step {
-        let (import, located) = match self.locate(dir, &import.target) {
-            Err(failure) if failure.status == ImportStatus::Missing => {
-                match import.without_trailing_cjk() {
-                    Some(short) => match self.locate(dir, &short.target) {
-                        Err(retry) if retry.status == ImportStatus::Missing => {
-                            let message = format!(
-                                "{}; also tried {} without the glued text",
-                                failure.message, short.target
-                            );
-                            (import, Err(Failure { message, ..failure }))
-                        }
-                        other => (short, other),
-                    },
-                    None => (import, Err(failure)),
-                }
-            }
-            other => (import, other),
-        };
+        let (import, located) = self.locate_import(dir, import);
         let real = match located {
             Ok(real) => real,
             Err(failure) => {
@@ -647,6 +630,44 @@ impl Expander<'_> {
             );
             return Step::Keep;
         }
+        self.inline(from, import, depth, real, label)
+    }
+
+    /// Locates an import's target; a missing one with CJK text glued on
+    /// (`@docs/TODO.mdで確認`) is tried again without it. Returns the import
+    /// the outcome belongs to: the shortened one unless it is missing too.
+    fn locate_import(&self, dir: &Path, import: Import) -> (Import, Result<PathBuf, Failure>) {
+        match self.locate(dir, &import.target) {
+            Err(failure) if failure.status == ImportStatus::Missing => {
+                match import.without_trailing_cjk() {
+                    Some(short) => match self.locate(dir, &short.target) {
+                        Err(retry) if retry.status == ImportStatus::Missing => {
+                            let message = format!(
+                                "{}; also tried {} without the glued text",
+                                failure.message, short.target
+                            );
+                            (import, Err(Failure { message, ..failure }))
+                        }
+                        other => (short, other),
+                    },
+                    None => (import, Err(failure)),
+                }
+            }
+            other => (import, other),
+        }
+    }
+
+    /// Reads the file `real` that an import lets in and records the import:
+    /// its content is inlined, or, when it cannot be read, the import is
+    /// refused and kept as written.
+    fn inline(
+        &mut self,
+        from: &Path,
+        import: Import,
+        depth: usize,
+        real: PathBuf,
+        label: String,
+    ) -> Step {
         let content = match self.read(&real, &label) {
             Ok(content) => content,
             Err((reason, message)) => {
