@@ -172,12 +172,6 @@ fn control_character(command: &str) -> Option<(usize, usize, u8)> {
 /// empty cells `| |`); what it cannot follow, it lets through to the
 /// grammar.
 fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Quote {
-        None,
-        Single,
-        Double,
-    }
     let bytes = command.as_bytes();
     let mut quote = Quote::None;
     // Here-documents opened on the current line: (delimiter, `<<-`).
@@ -192,52 +186,13 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
             line += 1;
             line_start = i + 1;
             if quote == Quote::None && !heredocs.is_empty() {
-                // Skip the bodies, each up to its delimiter line.
-                let mut pos = i + 1;
-                for (delimiter, strip_tabs) in heredocs.drain(..) {
-                    while pos < bytes.len() {
-                        let end = bytes[pos..]
-                            .iter()
-                            .position(|&c| c == b'\n')
-                            .map_or(bytes.len(), |n| pos + n);
-                        let mut body_line = &bytes[pos..end];
-                        if strip_tabs {
-                            while let [b'\t', rest @ ..] = body_line {
-                                body_line = rest;
-                            }
-                        }
-                        pos = (end + 1).min(bytes.len());
-                        if end < bytes.len() {
-                            line += 1;
-                            line_start = pos;
-                        }
-                        if body_line == delimiter.as_slice() {
-                            break;
-                        }
-                    }
-                }
-                i = pos;
+                i = skip_heredoc_bodies(bytes, i + 1, &mut heredocs, &mut line, &mut line_start);
                 continue;
             }
         }
-        match quote {
-            Quote::Single => {
-                if b == b'\'' {
-                    quote = Quote::None;
-                }
-                i += 1;
-                continue;
-            }
-            Quote::Double => {
-                match b {
-                    b'\\' => i += 1,
-                    b'"' => quote = Quote::None,
-                    _ => {}
-                }
-                i += 1;
-                continue;
-            }
-            Quote::None => {}
+        if quote != Quote::None {
+            i += quoted_step(&mut quote, b);
+            continue;
         }
         match b {
             b' ' | b'\t' | b'\n' => {}
@@ -250,9 +205,7 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
                 i += 1;
             }
             b'#' if expect_command || i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
-                while i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
-                    i += 1;
-                }
+                i = comment_end(bytes, i);
             }
             b'|' => {
                 if expect_command {
@@ -271,27 +224,7 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
                 expect_command = true;
             }
             b'<' if bytes.get(i + 1) == Some(&b'<') && bytes.get(i + 2) != Some(&b'<') => {
-                i += 2;
-                let strip_tabs = bytes.get(i) == Some(&b'-');
-                if strip_tabs {
-                    i += 1;
-                }
-                while matches!(bytes.get(i), Some(b' ' | b'\t')) {
-                    i += 1;
-                }
-                // The delimiter word, its quotes and escapes removed.
-                let mut delimiter = Vec::new();
-                while let Some(&c) = bytes.get(i) {
-                    match c {
-                        b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')' => {
-                            break;
-                        }
-                        b'\'' | b'"' | b'\\' => {}
-                        _ => delimiter.push(c),
-                    }
-                    i += 1;
-                }
-                heredocs.push((delimiter, strip_tabs));
+                i = open_heredoc(bytes, i + 2, &mut heredocs);
                 expect_command = false;
                 continue;
             }
@@ -302,12 +235,12 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
                 continue;
             }
             b'(' => expect_command = true,
-            b'\'' => {
-                quote = Quote::Single;
-                expect_command = false;
-            }
-            b'"' => {
-                quote = Quote::Double;
+            b'\'' | b'"' => {
+                quote = if b == b'\'' {
+                    Quote::Single
+                } else {
+                    Quote::Double
+                };
                 expect_command = false;
             }
             _ => expect_command = false,
@@ -315,6 +248,93 @@ fn empty_pipeline_stage(command: &str) -> Option<(usize, usize)> {
         i += 1;
     }
     None
+}
+
+/// The quoting that [`empty_pipeline_stage`] is inside.
+#[derive(Clone, Copy, PartialEq)]
+enum Quote {
+    None,
+    Single,
+    Double,
+}
+
+/// How many bytes a byte inside quotes takes (a backslash between double
+/// quotes takes the next one too); the closing quote ends the quoting.
+fn quoted_step(quote: &mut Quote, b: u8) -> usize {
+    match (*quote, b) {
+        (Quote::Single, b'\'') | (Quote::Double, b'"') => *quote = Quote::None,
+        (Quote::Double, b'\\') => return 2,
+        _ => {}
+    }
+    1
+}
+
+/// Where the scan goes on after the bodies of `heredocs`, which start at
+/// `pos` and each run up to its delimiter line; the lines skipped are counted.
+fn skip_heredoc_bodies(
+    bytes: &[u8],
+    mut pos: usize,
+    heredocs: &mut Vec<(Vec<u8>, bool)>,
+    line: &mut usize,
+    line_start: &mut usize,
+) -> usize {
+    for (delimiter, strip_tabs) in heredocs.drain(..) {
+        while pos < bytes.len() {
+            let end = bytes[pos..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(bytes.len(), |n| pos + n);
+            let mut body_line = &bytes[pos..end];
+            if strip_tabs {
+                while let [b'\t', rest @ ..] = body_line {
+                    body_line = rest;
+                }
+            }
+            pos = (end + 1).min(bytes.len());
+            if end < bytes.len() {
+                *line += 1;
+                *line_start = pos;
+            }
+            if body_line == delimiter.as_slice() {
+                break;
+            }
+        }
+    }
+    pos
+}
+
+/// The last byte of the comment that starts at `i`: the one before the
+/// line break, or the text's last.
+fn comment_end(bytes: &[u8], mut i: usize) -> usize {
+    while i + 1 < bytes.len() && bytes[i + 1] != b'\n' {
+        i += 1;
+    }
+    i
+}
+
+/// Adds to `heredocs` the here-document a `<<` opens, with `i` just after
+/// the `<<`: its delimiter (quotes and escapes removed) and whether it is
+/// `<<-`; returns where the scan goes on, after the delimiter word.
+fn open_heredoc(bytes: &[u8], mut i: usize, heredocs: &mut Vec<(Vec<u8>, bool)>) -> usize {
+    let strip_tabs = bytes.get(i) == Some(&b'-');
+    if strip_tabs {
+        i += 1;
+    }
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    // The delimiter word, its quotes and escapes removed.
+    let mut delimiter = Vec::new();
+    while let Some(&c) = bytes.get(i) {
+        match c {
+            b' ' | b'\t' | b'\n' | b';' | b'|' | b'&' | b'<' | b'>' | b'(' | b')' => break,
+            b'\'' | b'"' | b'\\' => {}
+            _ => delimiter.push(c),
+        }
+        i += 1;
+    }
+    heredocs.push((delimiter, strip_tabs));
+    i
 }
 
 /// The parser's work budget, per byte of input: how many times it may ask
@@ -692,7 +712,7 @@ fn walk<'t>(root: Node<'t>, source: &str) -> Result<Vec<Step>, Refusal> {
     Ok(walker.steps)
 }
 
-impl<'t> Walker<'_, 't> {
+impl<'s, 't> Walker<'s, 't> {
     fn children(&mut self, node: Node<'t>) -> Vec<(Option<&'static str>, Node<'t>)> {
         children_with(&mut self.cursor, node)
     }
@@ -708,6 +728,59 @@ impl<'t> Walker<'_, 't> {
         match node.kind() {
             "command" => self.simple(node, &[], depth, later)?,
             "redirected_statement" => self.redirected(node, depth, later)?,
+            "function_definition"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "case_statement"
+            | "case_item" => self.visit_parts(node, depth, later)?,
+            // `(( … ))` is arithmetic, not a group of commands.
+            "compound_statement" if text(node, self.source).starts_with("((") => {}
+            // Backquoted text has its own escaping rules; its commands are
+            // not analysed.
+            "command_substitution" if text(node, self.source).starts_with('`') => {}
+            "program"
+            | "list"
+            | "pipeline"
+            | "subshell"
+            | "compound_statement"
+            | "do_group"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "while_statement"
+            | "negated_command"
+            | "command_substitution"
+            | "process_substitution" => {
+                for (_, child) in self.children(node) {
+                    if child.is_named() {
+                        later.push(Task::Visit(child, depth));
+                    }
+                }
+            }
+            // Assignments, declarations and tests write no file, but the
+            // commands of their substitutions run.
+            "variable_assignment"
+            | "variable_assignments"
+            | "declaration_command"
+            | "unset_command"
+            | "test_command" => self.substitutions(node, depth, later),
+            // Words where a statement is expected, or anything else: nothing
+            // runs that can be known.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Handles a statement whose parts play different roles (a function,
+    /// `for`, `case` and its items): which parts are statements to walk,
+    /// which only run their substitutions, which are redirections.
+    fn visit_parts(
+        &mut self,
+        node: Node<'t>,
+        depth: usize,
+        later: &mut Vec<Task<'t>>,
+    ) -> Result<(), Refusal> {
+        match node.kind() {
             "function_definition" => {
                 for (field, child) in self.children(node) {
                     match field {
@@ -751,39 +824,6 @@ impl<'t> Walker<'_, 't> {
                     }
                 }
             }
-            // `(( … ))` is arithmetic, not a group of commands.
-            "compound_statement" if text(node, self.source).starts_with("((") => {}
-            // Backquoted text has its own escaping rules; its commands are
-            // not analysed.
-            "command_substitution" if text(node, self.source).starts_with('`') => {}
-            "program"
-            | "list"
-            | "pipeline"
-            | "subshell"
-            | "compound_statement"
-            | "do_group"
-            | "if_statement"
-            | "elif_clause"
-            | "else_clause"
-            | "while_statement"
-            | "negated_command"
-            | "command_substitution"
-            | "process_substitution" => {
-                for (_, child) in self.children(node) {
-                    if child.is_named() {
-                        later.push(Task::Visit(child, depth));
-                    }
-                }
-            }
-            // Assignments, declarations and tests write no file, but the
-            // commands of their substitutions run.
-            "variable_assignment"
-            | "variable_assignments"
-            | "declaration_command"
-            | "unset_command"
-            | "test_command" => self.substitutions(node, depth, later),
-            // Words where a statement is expected, or anything else: nothing
-            // runs that can be known.
             _ => {}
         }
         Ok(())
@@ -1076,71 +1116,7 @@ impl<'t> Walker<'_, 't> {
                 }
                 Piece::Node(node, quoted) => (node, quoted),
             };
-            let kind = node.kind();
-            let body = text(node, self.source);
-            match kind {
-                "word" => decoder.unquoted_text(body),
-                "string_content" => decoder.double_quoted_text(body),
-                "raw_string" => decoder.literal(strip(body, "'", "'"), true),
-                "ansi_c_string" => {
-                    // Without a backslash an ANSI-C string is plain text;
-                    // decoding its escapes is not worth the risk of a wrong
-                    // path.
-                    let inner = strip(body, "$'", "'");
-                    if inner.contains('\\') {
-                        decoder.uncertain(SkipReason::Quoting);
-                    } else {
-                        decoder.literal(inner, true);
-                    }
-                }
-                "number" if node.named_child_count() == 0 => decoder.literal(body, quoted),
-                "simple_expansion" | "expansion" => decoder.uncertain(SkipReason::Variable),
-                "command_substitution" => {
-                    if body.starts_with("$(") {
-                        before.push(node);
-                    }
-                    decoder.uncertain(SkipReason::CommandSubstitution);
-                }
-                "arithmetic_expansion" => decoder.uncertain(SkipReason::ArithmeticSubstitution),
-                "brace_expression" => decoder.uncertain(SkipReason::BraceExpansion),
-                "extglob_pattern" => decoder.uncertain(SkipReason::Glob),
-                "process_substitution" => {
-                    before.push(node);
-                    decoder.uncertain(SkipReason::Device);
-                }
-                "concatenation" | "string" | "translated_string" | "number" => {
-                    let inner = quoted || kind == "string";
-                    // The delimiting quotes are not content.
-                    let (mut from, end) = match kind {
-                        "string" => (node.start_byte() + 1, node.end_byte().saturating_sub(1)),
-                        "translated_string" => (node.start_byte() + 1, node.end_byte()),
-                        _ => (node.start_byte(), node.end_byte()),
-                    };
-                    let mut pieces = Vec::new();
-                    for (_, child) in self.children(node) {
-                        if child.start_byte() < from || child.end_byte() > end {
-                            // A delimiting quote, or `$` of `$"…"`.
-                            continue;
-                        }
-                        if child.start_byte() > from {
-                            pieces.push(Piece::Gap(
-                                self.source.get(from..child.start_byte()).unwrap_or(""),
-                                inner,
-                            ));
-                        }
-                        pieces.push(Piece::Node(child, inner));
-                        from = child.end_byte();
-                    }
-                    if end > from {
-                        pieces.push(Piece::Gap(self.source.get(from..end).unwrap_or(""), inner));
-                    }
-                    stack.extend(pieces.into_iter().rev());
-                }
-                // `$` as a literal character (`a$`, `"cost: $"`).
-                "$" => decoder.literal("$", quoted),
-                // Any other node is not something this crate decodes.
-                _ => decoder.uncertain(SkipReason::Quoting),
-            }
+            self.decode_node(node, quoted, &mut decoder, before, &mut stack);
         }
         if decoder.uncertain.is_none() {
             decoder.uncertain = pattern_reason(&decoder.unquoted);
@@ -1150,6 +1126,90 @@ impl<'t> Walker<'_, 't> {
             text: decoder.text,
             uncertain: decoder.uncertain,
         }
+    }
+
+    /// Decodes one node of a word into `decoder`: a piece of text, a value
+    /// that cannot be known, or parts pushed on `stack` to decode next.
+    fn decode_node(
+        &mut self,
+        node: Node<'t>,
+        quoted: bool,
+        decoder: &mut Decoder,
+        before: &mut Vec<Node<'t>>,
+        stack: &mut Vec<Piece<'t, 's>>,
+    ) {
+        let kind = node.kind();
+        let body = text(node, self.source);
+        match kind {
+            "word" => decoder.unquoted_text(body),
+            "string_content" => decoder.double_quoted_text(body),
+            "raw_string" => decoder.literal(strip(body, "'", "'"), true),
+            "ansi_c_string" => {
+                // Without a backslash an ANSI-C string is plain text;
+                // decoding its escapes is not worth the risk of a wrong
+                // path.
+                let inner = strip(body, "$'", "'");
+                if inner.contains('\\') {
+                    decoder.uncertain(SkipReason::Quoting);
+                } else {
+                    decoder.literal(inner, true);
+                }
+            }
+            "number" if node.named_child_count() == 0 => decoder.literal(body, quoted),
+            "simple_expansion" | "expansion" => decoder.uncertain(SkipReason::Variable),
+            "command_substitution" => {
+                if body.starts_with("$(") {
+                    before.push(node);
+                }
+                decoder.uncertain(SkipReason::CommandSubstitution);
+            }
+            "arithmetic_expansion" => decoder.uncertain(SkipReason::ArithmeticSubstitution),
+            "brace_expression" => decoder.uncertain(SkipReason::BraceExpansion),
+            "extglob_pattern" => decoder.uncertain(SkipReason::Glob),
+            "process_substitution" => {
+                before.push(node);
+                decoder.uncertain(SkipReason::Device);
+            }
+            "concatenation" | "string" | "translated_string" | "number" => {
+                stack.extend(self.pieces(node, quoted).into_iter().rev());
+            }
+            // `$` as a literal character (`a$`, `"cost: $"`).
+            "$" => decoder.literal("$", quoted),
+            // Any other node is not something this crate decodes.
+            _ => decoder.uncertain(SkipReason::Quoting),
+        }
+    }
+
+    /// The parts of a string or concatenation: its children and the text
+    /// between them, without the delimiting quotes.
+    fn pieces(&mut self, node: Node<'t>, quoted: bool) -> Vec<Piece<'t, 's>> {
+        let kind = node.kind();
+        let inner = quoted || kind == "string";
+        // The delimiting quotes are not content.
+        let (mut from, end) = match kind {
+            "string" => (node.start_byte() + 1, node.end_byte().saturating_sub(1)),
+            "translated_string" => (node.start_byte() + 1, node.end_byte()),
+            _ => (node.start_byte(), node.end_byte()),
+        };
+        let mut pieces = Vec::new();
+        for (_, child) in self.children(node) {
+            if child.start_byte() < from || child.end_byte() > end {
+                // A delimiting quote, or `$` of `$"…"`.
+                continue;
+            }
+            if child.start_byte() > from {
+                pieces.push(Piece::Gap(
+                    self.source.get(from..child.start_byte()).unwrap_or(""),
+                    inner,
+                ));
+            }
+            pieces.push(Piece::Node(child, inner));
+            from = child.end_byte();
+        }
+        if end > from {
+            pieces.push(Piece::Gap(self.source.get(from..end).unwrap_or(""), inner));
+        }
+        pieces
     }
 
     /// Queues the `$(…)` and `<(…)` substitutions anywhere in `node` to be

@@ -5,8 +5,8 @@ use std::ops::Range;
 
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
-use gix::index::State;
 use gix::index::extension::Tree as CachedTree;
+use gix::index::{Entry, State};
 use gix::object::tree::EntryKind;
 
 /// Adds to `out` every path whose index entry differs from `head_tree`:
@@ -59,20 +59,7 @@ impl Diff<'_> {
         {
             return Ok(());
         }
-        let mut head_files: BTreeMap<BString, (EntryKind, ObjectId)> = BTreeMap::new();
-        let mut head_dirs: BTreeMap<BString, ObjectId> = BTreeMap::new();
-        if let Some(head) = head {
-            for entry in self.repo.find_tree(head)?.iter() {
-                let entry = entry?;
-                let name = entry.filename().to_owned();
-                if entry.mode().is_tree() {
-                    head_dirs.insert(name, entry.object_id());
-                } else {
-                    head_files.insert(name, (entry.kind(), entry.object_id()));
-                }
-            }
-        }
-
+        let (mut head_files, mut head_dirs) = self.head_entries(head)?;
         let index = self.index;
         let entries = index.entries();
         let mut start = range.start;
@@ -109,23 +96,42 @@ impl Diff<'_> {
             } else {
                 let end = start
                     + entries[start..range.end].partition_point(|entry| entry.path(index) == path);
-                let entry = &entries[start];
-                let changed = match head_files.remove(rest) {
-                    None => true,
-                    Some((kind, id)) => {
-                        end - start > 1
-                            || entry.stage_raw() != 0
-                            || entry.id != id
-                            || entry.mode.to_tree_entry_mode().map(|mode| mode.kind()) != Some(kind)
-                    }
-                };
-                if changed {
+                if file_changed(&entries[start], end - start, head_files.remove(rest)) {
                     self.out.insert(path.to_owned());
                 }
                 start = end;
             }
         }
+        self.head_only(prefix, head_files, head_dirs)
+    }
 
+    /// The files and the subdirectories of `HEAD`'s directory `head` (none
+    /// when `HEAD` has no such directory), by name.
+    fn head_entries(&self, head: Option<ObjectId>) -> Result<HeadEntries, gix::Error> {
+        let mut head_files: BTreeMap<BString, (EntryKind, ObjectId)> = BTreeMap::new();
+        let mut head_dirs: BTreeMap<BString, ObjectId> = BTreeMap::new();
+        if let Some(head) = head {
+            for entry in self.repo.find_tree(head)?.iter() {
+                let entry = entry?;
+                let name = entry.filename().to_owned();
+                if entry.mode().is_tree() {
+                    head_dirs.insert(name, entry.object_id());
+                } else {
+                    head_files.insert(name, (entry.kind(), entry.object_id()));
+                }
+            }
+        }
+        Ok((head_files, head_dirs))
+    }
+
+    /// Adds the files and the whole subdirectories of `HEAD`'s directory
+    /// `prefix` that the index has nothing for: all staged deletions.
+    fn head_only(
+        &mut self,
+        prefix: &mut BString,
+        head_files: BTreeMap<BString, (EntryKind, ObjectId)>,
+        head_dirs: BTreeMap<BString, ObjectId>,
+    ) -> Result<(), gix::Error> {
         for name in head_files.keys() {
             self.out.insert(joined(prefix.as_bstr(), name.as_bstr()));
         }
@@ -155,6 +161,28 @@ impl Diff<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The entries of one directory of `HEAD`, by name: its files with their
+/// kind and id, and its subdirectories with their tree id.
+type HeadEntries = (
+    BTreeMap<BString, (EntryKind, ObjectId)>,
+    BTreeMap<BString, ObjectId>,
+);
+
+/// Whether the index entry `entry`, one of `count` for its path (more than
+/// one when it is unmerged), differs from `HEAD`'s file there (`head`,
+/// absent if none).
+fn file_changed(entry: &Entry, count: usize, head: Option<(EntryKind, ObjectId)>) -> bool {
+    match head {
+        None => true,
+        Some((kind, id)) => {
+            count > 1
+                || entry.stage_raw() != 0
+                || entry.id != id
+                || entry.mode.to_tree_entry_mode().map(|mode| mode.kind()) != Some(kind)
+        }
     }
 }
 

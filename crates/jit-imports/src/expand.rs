@@ -466,57 +466,73 @@ impl Expander<'_> {
             }
             let from = frame.file.clone();
             let dir = from.parent().unwrap_or(Path::new(".")).to_path_buf();
-            match self.import_one(&from, &dir, import, depth) {
-                Step::Keep => {}
-                Step::Note(range, note) => {
-                    if let Some(before) = frame.text.get(frame.copied_to..range.start) {
-                        out.push_str(before);
-                        out.push_str(&note);
-                        frame.copied_to = range.end;
-                    }
-                }
-                Step::Inline {
-                    range,
-                    real,
-                    label,
-                    content,
-                    record,
-                } => {
-                    let wrapper_start = out.len();
-                    let keep = match frame.text.get(frame.copied_to..range.start) {
-                        Some(before) => {
-                            out.push_str(before);
-                            frame.copied_to = range.end;
-                            true
-                        }
-                        None => false,
-                    };
-                    out.push_str("<!-- import: ");
-                    out.push_str(&label);
-                    out.push_str(" -->\n");
-                    let body_start = out.len();
-                    self.stack.push(real.clone());
-                    self.on_stack.insert(real.clone());
-                    self.included.insert(real.clone());
-                    let imports = extract(&content).into_iter();
-                    frames.push(Frame {
-                        file: real,
-                        text: Cow::Owned(content),
-                        imports,
-                        copied_to: 0,
-                        depth,
-                        close: Some(Close {
-                            record,
-                            label,
-                            wrapper_start,
-                            body_start,
-                            keep,
-                        }),
-                    });
-                }
+            let step = self.import_one(&from, &dir, import, depth);
+            if let Some(inlined) = self.apply(&mut out, frame, depth, step) {
+                frames.push(inlined);
             }
         }
         out
+    }
+
+    /// Writes what one resolved import of `frame` turns into, and returns
+    /// the frame of the file it inlines, to be expanded next.
+    fn apply<'t>(
+        &mut self,
+        out: &mut String,
+        frame: &mut Frame<'t>,
+        depth: usize,
+        step: Step,
+    ) -> Option<Frame<'t>> {
+        match step {
+            Step::Keep => None,
+            Step::Note(range, note) => {
+                if let Some(before) = frame.text.get(frame.copied_to..range.start) {
+                    out.push_str(before);
+                    out.push_str(&note);
+                    frame.copied_to = range.end;
+                }
+                None
+            }
+            Step::Inline {
+                range,
+                real,
+                label,
+                content,
+                record,
+            } => {
+                let wrapper_start = out.len();
+                let keep = match frame.text.get(frame.copied_to..range.start) {
+                    Some(before) => {
+                        out.push_str(before);
+                        frame.copied_to = range.end;
+                        true
+                    }
+                    None => false,
+                };
+                out.push_str("<!-- import: ");
+                out.push_str(&label);
+                out.push_str(" -->\n");
+                let body_start = out.len();
+                self.stack.push(real.clone());
+                self.on_stack.insert(real.clone());
+                self.included.insert(real.clone());
+                let imports = extract(&content).into_iter();
+                Some(Frame {
+                    file: real,
+                    text: Cow::Owned(content),
+                    imports,
+                    copied_to: 0,
+                    depth,
+                    close: Some(Close {
+                        record,
+                        label,
+                        wrapper_start,
+                        body_start,
+                        keep,
+                    }),
+                })
+            }
+        }
     }
 
     /// Ends an inlined file: records its size and writes the closing line.
@@ -569,24 +585,7 @@ impl Expander<'_> {
 
     /// Resolves and records one import, and says what it turns into.
     fn import_one(&mut self, from: &Path, dir: &Path, import: Import, depth: usize) -> Step {
-        let (import, located) = match self.locate(dir, &import.target) {
-            Err(failure) if failure.status == ImportStatus::Missing => {
-                match import.without_trailing_cjk() {
-                    Some(short) => match self.locate(dir, &short.target) {
-                        Err(retry) if retry.status == ImportStatus::Missing => {
-                            let message = format!(
-                                "{}; also tried {} without the glued text",
-                                failure.message, short.target
-                            );
-                            (import, Err(Failure { message, ..failure }))
-                        }
-                        other => (short, other),
-                    },
-                    None => (import, Err(failure)),
-                }
-            }
-            other => (import, other),
-        };
+        let (import, located) = self.locate_import(dir, import);
         let real = match located {
             Ok(real) => real,
             Err(failure) => {
@@ -631,6 +630,44 @@ impl Expander<'_> {
             );
             return Step::Keep;
         }
+        self.inline(from, import, depth, real, label)
+    }
+
+    /// Locates an import's target; a missing one with CJK text glued on
+    /// (`@docs/TODO.mdで確認`) is tried again without it. Returns the import
+    /// the outcome belongs to: the shortened one unless it is missing too.
+    fn locate_import(&self, dir: &Path, import: Import) -> (Import, Result<PathBuf, Failure>) {
+        match self.locate(dir, &import.target) {
+            Err(failure) if failure.status == ImportStatus::Missing => {
+                match import.without_trailing_cjk() {
+                    Some(short) => match self.locate(dir, &short.target) {
+                        Err(retry) if retry.status == ImportStatus::Missing => {
+                            let message = format!(
+                                "{}; also tried {} without the glued text",
+                                failure.message, short.target
+                            );
+                            (import, Err(Failure { message, ..failure }))
+                        }
+                        other => (short, other),
+                    },
+                    None => (import, Err(failure)),
+                }
+            }
+            other => (import, other),
+        }
+    }
+
+    /// Reads the file `real` that an import lets in and records the import:
+    /// its content is inlined, or, when it cannot be read, the import is
+    /// refused and kept as written.
+    fn inline(
+        &mut self,
+        from: &Path,
+        import: Import,
+        depth: usize,
+        real: PathBuf,
+        label: String,
+    ) -> Step {
         let content = match self.read(&real, &label) {
             Ok(content) => content,
             Err((reason, message)) => {
