@@ -567,4 +567,29 @@ mod tests {
         tree.chain(&mut state, "src/ui");
         assert_eq!(RESOLVED.with(Cell::get), before, "all remembered");
     }
+
+    /// Below a remembered link, a new level is resolved through the link
+    /// (where it really is), and the link itself is checked with `realpath`,
+    /// not resolved again.
+    #[test]
+    fn below_a_remembered_link_levels_are_where_the_link_points() {
+        let tree = Tree::new(&["proj/real/ui"]);
+        tree.link("real", "proj/src");
+        let mut state = DiscoveryState::default();
+        assert_eq!(
+            tree.chain(&mut state, "src"),
+            [": inside proj", "src: inside proj/real"]
+        );
+        assert_eq!(
+            tree.chain(&mut state, "src/ui"),
+            [
+                ": inside proj",
+                "src: inside proj/real",
+                "src/ui: inside proj/real/ui"
+            ]
+        );
+        let before = RESOLVED.with(Cell::get);
+        tree.chain(&mut state, "src/ui");
+        assert_eq!(RESOLVED.with(Cell::get), before, "all remembered");
+    }
 }
