@@ -1,8 +1,8 @@
 //! The rule index: the rules a project has that the startup load did not bring in, listed compactly within a byte bound, and the walk that finds them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
@@ -101,6 +101,24 @@ pub(crate) fn rule_files(
     sources: &[Arc<dyn RuleSource>],
     first_only: bool,
 ) -> Vec<(usize, Utf8PathBuf)> {
+    // A walk that stops early lists few directories: not worth threads.
+    let ahead = if first_only {
+        HashMap::new()
+    } else {
+        list_ahead(root)
+    };
+    walk_listed(root, sources, first_only, ahead)
+}
+
+/// [`rule_files`] with the listings of `ahead` (made on other threads)
+/// standing in for listing a directory again; the walk, its order and its
+/// bounds are the same with or without them.
+fn walk_listed(
+    root: &Utf8Path,
+    sources: &[Arc<dyn RuleSource>],
+    first_only: bool,
+    mut ahead: HashMap<Utf8PathBuf, Vec<(String, bool)>>,
+) -> Vec<(usize, Utf8PathBuf)> {
     let mut out: Vec<(usize, Utf8PathBuf)> = Vec::new();
     let mut done = vec![false; sources.len()];
     let mut stack = vec![(root.to_owned(), 0usize)];
@@ -122,7 +140,7 @@ pub(crate) fn rule_files(
         }
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
-        let listing = listing(&dir);
+        let listing = ahead.remove(&dir).unwrap_or_else(|| listing(&dir));
         dir_rule_files(root, &dir, sources, &done, &listing, &mut out);
         if depth >= MAX_WALK_DEPTH {
             continue;
@@ -154,6 +172,75 @@ fn dir_rule_files(
                 out.extend(found.into_iter().map(|p| (i, p)));
             }
         }
+    }
+}
+
+/// The listings of the directories the walk of `root` will visit, made on
+/// up to four threads: listing is most of a walk's time on a big
+/// repository, and the walk itself (which must keep its order) then only
+/// reads them. Bounded like the walk (depth, directory count); empty on a
+/// single-core machine.
+fn list_ahead(root: &Utf8Path) -> HashMap<Utf8PathBuf, Vec<(String, bool)>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    if threads < 2 {
+        return HashMap::new();
+    }
+    // The directories to list, how many are being listed now, and how many
+    // were taken in all.
+    let queue = Mutex::new((vec![(root.to_owned(), 0usize)], 0usize, 0usize));
+    let listed = Mutex::new(HashMap::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| list_from(&queue, &listed));
+        }
+    });
+    listed.into_inner().unwrap_or_default()
+}
+
+/// One lister of [`list_ahead`]: takes directories from `queue` until none
+/// is left and none is being listed.
+#[allow(
+    clippy::type_complexity,
+    reason = "a private queue shared by the listers of one function"
+)]
+fn list_from(
+    queue: &Mutex<(Vec<(Utf8PathBuf, usize)>, usize, usize)>,
+    listed: &Mutex<HashMap<Utf8PathBuf, Vec<(String, bool)>>>,
+) {
+    loop {
+        let next = {
+            let Ok(mut queue) = queue.lock() else {
+                return;
+            };
+            match queue.0.pop() {
+                Some(next) if queue.2 < MAX_WALK_DIRS => {
+                    queue.1 += 1;
+                    queue.2 += 1;
+                    Some(next)
+                }
+                Some(_) => return,
+                None if queue.1 == 0 => return,
+                None => None,
+            }
+        };
+        let Some((dir, depth)) = next else {
+            std::thread::yield_now();
+            continue;
+        };
+        let names = listing(&dir);
+        let below = if depth < MAX_WALK_DEPTH {
+            subdirs(&dir, &names)
+        } else {
+            Vec::new()
+        };
+        if let Ok(mut listed) = listed.lock() {
+            listed.insert(dir, names);
+        }
+        let Ok(mut queue) = queue.lock() else {
+            return;
+        };
+        queue.0.extend(below.into_iter().map(|d| (d, depth + 1)));
+        queue.1 -= 1;
     }
 }
 
@@ -546,6 +633,7 @@ pub(crate) fn build(
 mod tests {
     #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
+    use std::collections::HashMap;
     use std::fs;
 
     use camino::Utf8PathBuf;
@@ -652,5 +740,38 @@ mod tests {
             names(crate::detect_conventions_along(&root, &web)),
             ["cursor"]
         );
+    }
+
+    /// The listings made ahead on other threads change nothing the walk
+    /// finds, nor its order: on a tree of many directories, rule files and
+    /// rule folders, the walk with them is the walk without them.
+    #[test]
+    fn listing_ahead_changes_nothing_the_walk_finds() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        for a in 0..6 {
+            for b in 0..5 {
+                let d = root.join(format!("p{a}/m{b}/src"));
+                fs::create_dir_all(&d).unwrap();
+                if (a + b) % 3 == 0 {
+                    fs::write(d.join("CLAUDE.md"), "x\n").unwrap();
+                }
+                if (a * b) % 4 == 1 {
+                    fs::write(root.join(format!("p{a}/AGENTS.md")), "x\n").unwrap();
+                    fs::create_dir_all(root.join(format!("p{a}/m{b}/.cursor/rules"))).unwrap();
+                    fs::write(root.join(format!("p{a}/m{b}/.cursor/rules/r.mdc")), "x\n").unwrap();
+                }
+            }
+        }
+        let sources = crate::all_sources();
+        let ahead = super::list_ahead(&root);
+        if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+            assert_eq!(ahead.len(), 1 + 6 + 30 + 30, "every directory listed once");
+        }
+        let with = super::walk_listed(&root, &sources, false, ahead);
+        let without = super::walk_listed(&root, &sources, false, HashMap::new());
+        assert_eq!(with.len(), 16, "{with:?}");
+        assert_eq!(with, without);
+        assert_eq!(super::rule_files(&root, &sources, false), without);
     }
 }
