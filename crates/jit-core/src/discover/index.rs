@@ -774,4 +774,48 @@ mod tests {
         assert_eq!(with, without);
         assert_eq!(super::rule_files(&root, &sources, false), without);
     }
+
+    /// The walk's bounds: it goes no deeper than `MAX_WALK_DEPTH` below the
+    /// root and visits at most `MAX_WALK_DIRS` directories (the root
+    /// included, in sorted order), with or without listings made ahead.
+    #[test]
+    fn the_walk_stops_at_its_depth_and_directory_bounds() {
+        let sources = crate::all_sources();
+        let found = |root: &Utf8PathBuf| -> Vec<String> {
+            let ahead = super::list_ahead(root);
+            let with = super::walk_listed(root, &sources, false, ahead);
+            let without = super::walk_listed(root, &sources, false, HashMap::new());
+            assert_eq!(with, without);
+            without
+                .iter()
+                .filter_map(|(_, p)| jit_base::relative_to(p, root).map(|r| r.to_string()))
+                .collect()
+        };
+
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        let mut deep = root.clone();
+        for level in 1..=super::MAX_WALK_DEPTH + 1 {
+            deep.push("d");
+            fs::create_dir_all(&deep).unwrap();
+            if level >= super::MAX_WALK_DEPTH {
+                fs::write(deep.join("CLAUDE.md"), "x\n").unwrap();
+            }
+        }
+        let at_limit = format!("{}CLAUDE.md", "d/".repeat(super::MAX_WALK_DEPTH));
+        assert_eq!(found(&root), [at_limit]);
+
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        // The root and the first MAX_WALK_DIRS - 1 sub-directories are
+        // visited; the next one is not.
+        for i in 0..super::MAX_WALK_DIRS {
+            fs::create_dir(root.join(format!("d{i:05}"))).unwrap();
+        }
+        let last_in = format!("d{:05}", super::MAX_WALK_DIRS - 2);
+        let first_out = format!("d{:05}", super::MAX_WALK_DIRS - 1);
+        fs::write(root.join(&last_in).join("CLAUDE.md"), "x\n").unwrap();
+        fs::write(root.join(&first_out).join("CLAUDE.md"), "x\n").unwrap();
+        assert_eq!(found(&root), [format!("{last_in}/CLAUDE.md")]);
+    }
 }
