@@ -33,7 +33,9 @@ pub(crate) struct Args {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
-    /// Skip the startup load (only JIT discovery runs).
+    /// Skip the startup load (only JIT discovery runs). Conventions not
+    /// named are then looked for at the root and along the touched paths
+    /// instead of in the whole project, which decides the same for them.
     #[arg(long)]
     no_startup: bool,
     /// The project root (default: the git worktree root at or above the current
