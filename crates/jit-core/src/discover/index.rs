@@ -83,31 +83,29 @@ pub fn find_rule_files(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
 ) -> Vec<(usize, Utf8PathBuf)> {
-    let root = fs::canonicalize(root)
+    let root = real_root(root);
+    rule_files(&root, sources)
+}
+
+/// `root`'s real path, or `root` as given when it cannot be resolved (the
+/// walk then finds nothing there).
+fn real_root(root: &Utf8Path) -> Utf8PathBuf {
+    fs::canonicalize(root)
         .ok()
         .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-        .unwrap_or_else(|| root.to_owned());
-    rule_files(&root, sources, false)
+        .unwrap_or_else(|| root.to_owned())
 }
 
 /// The rule files of `sources` in the project at `root` (canonical), found
 /// by a bounded walk that does not follow links to directories and leaves
 /// out hidden directories, `node_modules` and `target`. Each comes with the
 /// index of its source. Under [`Precedence::FirstFound`] only the first
-/// regular file of a directory counts. With `first_only`, a source stops
-/// being looked for once one of its files is found.
+/// regular file of a directory counts.
 pub(crate) fn rule_files(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
-    first_only: bool,
 ) -> Vec<(usize, Utf8PathBuf)> {
-    // A walk that stops early lists few directories: not worth threads.
-    let ahead = if first_only {
-        HashMap::new()
-    } else {
-        list_ahead(root)
-    };
-    walk_listed(root, sources, first_only, ahead)
+    walk_listed(root, sources, list_ahead(root))
 }
 
 /// [`rule_files`] with the listings of `ahead` (made on other threads)
@@ -116,11 +114,9 @@ pub(crate) fn rule_files(
 fn walk_listed(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
-    first_only: bool,
     mut ahead: HashMap<Utf8PathBuf, Vec<(String, bool)>>,
 ) -> Vec<(usize, Utf8PathBuf)> {
     let mut out: Vec<(usize, Utf8PathBuf)> = Vec::new();
-    let mut done = vec![false; sources.len()];
     let mut stack = vec![(root.to_owned(), 0usize)];
     let mut visited = 0usize;
     while let Some((dir, depth)) = stack.pop() {
@@ -128,20 +124,10 @@ fn walk_listed(
         if visited > MAX_WALK_DIRS {
             break;
         }
-        if first_only {
-            for (i, _) in &out {
-                if let Some(slot) = done.get_mut(*i) {
-                    *slot = true;
-                }
-            }
-            if done.iter().all(|d| *d) {
-                break;
-            }
-        }
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
         let listing = ahead.remove(&dir).unwrap_or_else(|| listing(&dir));
-        dir_rule_files(root, &dir, sources, &done, &listing, &mut out);
+        dir_rule_files(root, &dir, sources, &listing, &mut out);
         if depth >= MAX_WALK_DEPTH {
             continue;
         }
@@ -150,20 +136,16 @@ fn walk_listed(
     out
 }
 
-/// The rule files of every source not `done` in one directory, from its
-/// `listing`: named candidates, then each rule folder's files.
+/// The rule files of every source in one directory, from its `listing`:
+/// named candidates, then each rule folder's files.
 fn dir_rule_files(
     root: &Utf8Path,
     dir: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
-    done: &[bool],
     listing: &[(String, bool)],
     out: &mut Vec<(usize, Utf8PathBuf)>,
 ) {
     for (i, source) in sources.iter().enumerate() {
-        if done.get(i).copied().unwrap_or(false) {
-            continue;
-        }
         let named = named_files(root, dir, source.as_ref(), dir == root, listing);
         out.extend(named.into_iter().map(|p| (i, p)));
         for rule_dir in source.rule_dirs() {
@@ -405,11 +387,8 @@ impl ProjectWalk {
     /// Walks the project at `root` (bounded as [`find_rule_files`]).
     pub fn new(root: &Utf8Path) -> Self {
         let sources = all_sources();
-        let root = fs::canonicalize(root)
-            .ok()
-            .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-            .unwrap_or_else(|| root.to_owned());
-        let files = rule_files(&root, &sources, false);
+        let root = real_root(root);
+        let files = rule_files(&root, &sources);
         ProjectWalk {
             root,
             sources,
@@ -489,10 +468,7 @@ fn same_candidates(a: &dyn RuleSource, b: &dyn RuleSource) -> bool {
 /// ```
 pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Arc<dyn RuleSource>> {
     let sources = all_sources();
-    let root = fs::canonicalize(root)
-        .ok()
-        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-        .unwrap_or_else(|| root.to_owned());
+    let root = real_root(root);
     let mut chain: Vec<Utf8PathBuf> = vec![root.clone()];
     for dir in dirs {
         let mut at = root.clone();
@@ -504,9 +480,8 @@ pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Ar
         }
     }
     let mut found = Vec::new();
-    let done = vec![false; sources.len()];
     for dir in &chain {
-        dir_rule_files(&root, dir, &sources, &done, &listing(dir), &mut found);
+        dir_rule_files(&root, dir, &sources, &listing(dir), &mut found);
     }
     pick(sources, &found)
 }
@@ -584,7 +559,7 @@ pub(crate) fn build(
     }
     let files = walk
         .and_then(|walk| walk.files_for(root, engine.sources()))
-        .unwrap_or_else(|| rule_files(root, engine.sources(), false));
+        .unwrap_or_else(|| rule_files(root, engine.sources()));
     for (i, path) in files.into_iter().take(MAX_INDEX_FILES) {
         let Some(source) = engine.sources().get(i) else {
             continue;
@@ -768,11 +743,11 @@ mod tests {
         if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
             assert_eq!(ahead.len(), 1 + 6 + 30 + 30, "every directory listed once");
         }
-        let with = super::walk_listed(&root, &sources, false, ahead);
-        let without = super::walk_listed(&root, &sources, false, HashMap::new());
+        let with = super::walk_listed(&root, &sources, ahead);
+        let without = super::walk_listed(&root, &sources, HashMap::new());
         assert_eq!(with.len(), 16, "{with:?}");
         assert_eq!(with, without);
-        assert_eq!(super::rule_files(&root, &sources, false), without);
+        assert_eq!(super::rule_files(&root, &sources), without);
     }
 
     /// The walk's bounds: it goes no deeper than `MAX_WALK_DEPTH` below the
@@ -783,8 +758,8 @@ mod tests {
         let sources = crate::all_sources();
         let found = |root: &Utf8PathBuf| -> Vec<String> {
             let ahead = super::list_ahead(root);
-            let with = super::walk_listed(root, &sources, false, ahead);
-            let without = super::walk_listed(root, &sources, false, HashMap::new());
+            let with = super::walk_listed(root, &sources, ahead);
+            let without = super::walk_listed(root, &sources, HashMap::new());
             assert_eq!(with, without);
             without
                 .iter()
