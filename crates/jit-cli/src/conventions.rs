@@ -370,15 +370,15 @@ pub(crate) fn engine(
     Ok((engine, conventions))
 }
 
-/// [`engine`] for a run that only discovers paths in `dirs` (root-relative):
-/// detection looks at the root and the way to each directory instead of
-/// walking the project, which decides the same for those paths.
+/// `engine` with its conventions, for a run that only discovers paths in
+/// `dirs` (root-relative): detection looks at the root and the way to each
+/// directory instead of walking the project, which decides the same for
+/// those paths.
 pub(crate) fn engine_along(
-    root: &std::path::Path,
+    engine: jit_core::Engine,
     arg: &ConventionsArg,
     dirs: &[Utf8PathBuf],
 ) -> anyhow::Result<(jit_core::Engine, Conventions)> {
-    let engine = jit_core::Engine::new(root)?;
     let conventions = resolve_with(
         engine.root(),
         arg.conventions.as_deref(),

@@ -87,8 +87,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (engine, conventions) = if args.no_startup {
         // Without the startup load (and its index), only the touched
         // paths' chains matter: detection need not walk the project.
-        let dirs = touched_dirs(&root, &cwd, &args.paths);
-        crate::conventions::engine_along(&root, &args.conventions, &dirs)?
+        let engine = jit_core::Engine::new(&root)?;
+        let dirs = touched_dirs(&engine, &cwd, &args.paths);
+        crate::conventions::engine_along(engine, &args.conventions, &dirs)?
     } else {
         crate::conventions::engine(&root, &args.conventions)?
     };
@@ -380,23 +381,14 @@ fn on_chain(dir: &str, trigger: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
-/// The directories (root-relative, lexical) holding the touched `paths`,
-/// for detection along their chains; paths outside the root add nothing.
-fn touched_dirs(root: &std::path::Path, cwd: &Utf8Path, paths: &[PathBuf]) -> Vec<Utf8PathBuf> {
-    let root = std::fs::canonicalize(root)
-        .ok()
-        .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-        .unwrap_or_default();
+/// The touched `paths`, root-relative as the engine locates them, for
+/// detection along their chains (a file's own path in a chain costs one
+/// failed listing); paths outside the root add nothing.
+fn touched_dirs(engine: &jit_core::Engine, cwd: &Utf8Path, paths: &[PathBuf]) -> Vec<Utf8PathBuf> {
     paths
         .iter()
         .filter_map(|path| Utf8Path::from_path(path))
-        .filter_map(|path| {
-            let abs = jit_core::resolve_parents(&cwd.join(path));
-            let rel = jit_core::relative_to(&abs, &root)?;
-            // A directory names its own chain; a file its parent's (a
-            // directory the chain adds anyway costs one listing).
-            Some(rel.to_owned())
-        })
+        .filter_map(|path| engine.locate(&jit_core::resolve_parents(&cwd.join(path))))
         .collect()
 }
 

@@ -182,27 +182,18 @@ pub(crate) fn given_cwd(dir: PathBuf) -> anyhow::Result<Utf8PathBuf> {
 pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let root = crate::project::root_or_default(args.root)?;
     let here = current_dir()?;
-    let canonical = std::fs::canonicalize(&root)
-        .ok()
-        .and_then(|r| Utf8PathBuf::from_path_buf(r).ok());
-    let cwd = match (args.cwd, &canonical) {
-        (Some(dir), _) => Some(given_cwd(dir)?),
-        (None, Some(root)) => Some(session_cwd(&here, root)),
-        (None, None) => None,
+    let engine = jit_core::Engine::new(&root)?;
+    let cwd = match args.cwd {
+        Some(dir) => given_cwd(dir)?,
+        None => session_cwd(&here, engine.root()),
     };
-    // Started before the project walk, so that a status the startup load
-    // needs runs beside it.
-    let changes = canonical
-        .as_ref()
-        .zip(cwd.as_ref())
-        .map(|(root, cwd)| crate::changes::StartupGit::new(root, cwd));
-    let (engine, conventions) = crate::conventions::engine(&root, &args.conventions)?;
+    // Started before the conventions are looked for (a walk of the
+    // project), so that a status the startup load needs runs beside it.
+    let changes = crate::changes::StartupGit::new(engine.root(), &cwd);
+    let conventions =
+        crate::conventions::resolve(engine.root(), args.conventions.conventions.as_deref())?;
+    let engine = engine.with_sources(conventions.sources.iter().cloned());
     let shown = Shown::new(engine.root(), &here);
-    let cwd = cwd.unwrap_or_else(|| session_cwd(&here, engine.root()));
-    let changes: Arc<dyn jit_core::ChangeSource> = match changes {
-        Some(changes) => changes,
-        None => crate::changes::StartupGit::new(engine.root(), &cwd),
-    };
     let (options, warning) = options(cwd, args.managed, changes)?;
     let options = conventions.startup_options(options);
     if let Some(warning) = warning {
