@@ -99,10 +99,12 @@ fn status(root: &Utf8Path, subtree: &Utf8Path) -> Answer {
 /// (`.claude/rules`, `.cursor/rules`, `.github/instructions`, ...), where
 /// scoped rules usually live: worth starting the status ahead.
 fn has_rule_folder(root: &Utf8Path) -> bool {
-    all_sources()
-        .iter()
-        .flat_map(|source| source.rule_dirs().to_vec())
-        .any(|dir| root.join(&dir.path).is_dir())
+    all_sources().iter().any(|source| {
+        source
+            .rule_dirs()
+            .iter()
+            .any(|dir| root.join(&dir.path).is_dir())
+    })
 }
 
 #[cfg(test)]
