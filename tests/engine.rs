@@ -1069,3 +1069,72 @@ mod linked_trees {
         }
     }
 }
+
+/// Rule folders, their sub-folders, rule files and `.claude/` files
+/// reached through a link out of the root are refused wherever the engine
+/// looks — a touch, the project walk, detection along a path — while the
+/// same kinds of file reached through no link are read without resolving
+/// them (a non-link entry of a directory that is its own real path is its
+/// own real path).
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_root_are_refused_at_every_depth_of_a_rule_folder() {
+    let fixture = Fixture::new(&[
+        ("src/.claude/rules/plain.md", "PLAIN\n"),
+        ("src/.claude/rules/deeper/plain2.md", "PLAIN\n"),
+        ("src/.claude/CLAUDE.md", "PLAIN\n"),
+        ("pkg/a.ts", ""),
+        ("../outside/rules/r.md", "OUTSIDE_RULE\n"),
+        ("../outside/sub/s.md", "OUTSIDE_RULE\n"),
+        ("../outside/file.md", "OUTSIDE_RULE\n"),
+    ]);
+    let outside = fixture.base.join("outside");
+    // The whole rule folder, a sub-folder, and single files.
+    fixture.symlink(&outside.join("rules"), "pkg/.claude/rules");
+    fixture.symlink(&outside.join("sub"), "src/.claude/rules/linked");
+    fixture.symlink(&outside.join("file.md"), "src/.claude/rules/linked.md");
+    fixture.symlink(&outside.join("file.md"), "pkg/.claude/CLAUDE.md");
+    let engine = fixture.engine();
+    let steps = session(&engine, &["src/a.ts", "pkg/a.ts"]);
+    assert_eq!(
+        render(&steps),
+        "1 src/a.ts\n  + src/.claude/CLAUDE.md nested_traversal\n  \
+         + src/.claude/rules/deeper/plain2.md nested_traversal\n  \
+         + src/.claude/rules/plain.md nested_traversal\n  \
+         - src/.claude/rules/linked outside_root\n  \
+         - src/.claude/rules/linked.md outside_root\n\
+         2 pkg/a.ts\n  - pkg/.claude/CLAUDE.md outside_root\n  \
+         - pkg/.claude/rules outside_root\n"
+    );
+    assert!(!format!("{steps:?}").contains("OUTSIDE_RULE"));
+
+    let root = engine.root().to_owned();
+    let sources = jit_core::all_sources();
+    let mut walked: Vec<String> = jit_core::find_rule_files(&root, &sources)
+        .into_iter()
+        .map(|(_, path)| path.strip_prefix(&root).unwrap().to_string())
+        .collect();
+    walked.sort();
+    assert_eq!(
+        walked,
+        [
+            "src/.claude/CLAUDE.md",
+            "src/.claude/rules/deeper/plain2.md",
+            "src/.claude/rules/plain.md"
+        ]
+    );
+    // Along `pkg` alone only links out of the root: no convention is found
+    // there, so the default one is picked.
+    let along = |dir: &str| -> Vec<String> {
+        jit_core::detect_conventions_along(&root, &[Utf8PathBuf::from(dir)])
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect()
+    };
+    assert_eq!(along("pkg"), ["claude"]);
+    fs::remove_dir_all(fixture.path("src/.claude")).unwrap();
+    fixture.write("src/AGENTS.md", b"x\n");
+    fixture.symlink(&outside.join("file.md"), "pkg/AGENTS.md");
+    assert_eq!(along("pkg"), ["claude"], "a linked AGENTS.md is not a find");
+    assert_eq!(along("src"), ["agents"]);
+}

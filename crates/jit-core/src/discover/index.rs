@@ -127,7 +127,8 @@ fn walk_listed(
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
         let listing = ahead.remove(&dir).unwrap_or_else(|| listing(&dir));
-        dir_rule_files(root, &dir, sources, &listing, &mut out);
+        // The walk enters no link: each directory is its own real path.
+        dir_rule_files(root, &dir, true, sources, &listing, &mut out);
         if depth >= MAX_WALK_DEPTH {
             continue;
         }
@@ -137,23 +138,60 @@ fn walk_listed(
 }
 
 /// The rule files of every source in one directory, from its `listing`:
-/// named candidates, then each rule folder's files.
+/// named candidates, then each rule folder's files. `plain`: `dir` is known
+/// to be its own real path, inside `root` (see [`Plain`]).
 fn dir_rule_files(
     root: &Utf8Path,
     dir: &Utf8Path,
+    plain: bool,
     sources: &[Arc<dyn RuleSource>],
     listing: &[(String, bool)],
     out: &mut Vec<(usize, Utf8PathBuf)>,
 ) {
+    let at = Plain { root, plain };
     for (i, source) in sources.iter().enumerate() {
-        let named = named_files(root, dir, source.as_ref(), dir == root, listing);
+        let named = named_files(at, dir, source.as_ref(), dir == root, listing);
         out.extend(named.into_iter().map(|p| (i, p)));
         for rule_dir in source.rule_dirs() {
             if listed(listing, &rule_dir.path) {
-                let found = rule_folder_files(root, &dir.join(&rule_dir.path), rule_dir);
+                let folder = dir.join(&rule_dir.path);
+                let plain = plain && at.plain_below(dir, &rule_dir.path);
+                let found = rule_folder_files(Plain { root, plain }, &folder, rule_dir);
                 out.extend(found.into_iter().map(|p| (i, p)));
             }
         }
+    }
+}
+
+/// Containment in the walk, at the cost of an `lstat` where it can be: in
+/// a directory known to be its own real path inside `root` (`plain`: one
+/// the walk reached through no link), an entry that is no link is its own
+/// real path, inside too; anything else is resolved with `realpath`.
+#[derive(Clone, Copy)]
+struct Plain<'r> {
+    root: &'r Utf8Path,
+    plain: bool,
+}
+
+impl Plain<'_> {
+    /// Whether `path`, an entry of the directory this describes, is a
+    /// regular file really inside the root.
+    fn regular_inside(self, path: &Utf8Path) -> bool {
+        match fs::symlink_metadata(path) {
+            Ok(meta) if self.plain && !meta.file_type().is_symlink() => meta.is_file(),
+            Ok(_) => fs::metadata(path).is_ok_and(|m| m.is_file()) && inside(self.root, path),
+            Err(_) => false,
+        }
+    }
+
+    /// Whether every component of `rel` below `dir` (this directory) is a
+    /// directory and no link, so `dir/rel` is its own real path too.
+    fn plain_below(self, dir: &Utf8Path, rel: &str) -> bool {
+        let mut at = dir.to_owned();
+        rel.split('/').all(|part| {
+            at.push(part);
+            fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir())
+        })
     }
 }
 
@@ -252,7 +290,7 @@ fn listed(listing: &[(String, bool)], name: &str) -> bool {
 /// regular files really inside the root, only the first one under
 /// [`Precedence::FirstFound`], root-only names at the root alone.
 fn named_files(
-    root: &Utf8Path,
+    at: Plain<'_>,
     dir: &Utf8Path,
     source: &dyn RuleSource,
     at_root: bool,
@@ -266,7 +304,13 @@ fn named_files(
             continue;
         }
         let path = dir.join(name);
-        if fs::metadata(&path).is_ok_and(|m| m.is_file()) && inside(root, &path) {
+        // A name with a folder (`.github/copilot-instructions.md`) may
+        // cross a linked folder: only a direct entry is judged by `lstat`.
+        let at = Plain {
+            plain: at.plain && !name.contains('/'),
+            ..at
+        };
+        if at.regular_inside(&path) {
             found.push(path);
             if first_found {
                 break;
@@ -279,11 +323,12 @@ fn named_files(
 /// Decides which files of one rule folder are rule files: those with the
 /// folder's suffix, really inside the root, each folder's files sorted,
 /// sub-folders down to the walk's depth limit when the folder is recursive.
-fn rule_folder_files(root: &Utf8Path, folder: &Utf8Path, rule_dir: &RuleDir) -> Vec<Utf8PathBuf> {
+fn rule_folder_files(at: Plain<'_>, folder: &Utf8Path, rule_dir: &RuleDir) -> Vec<Utf8PathBuf> {
+    let root = at.root;
     let mut out = Vec::new();
-    let mut folders = vec![(folder.to_owned(), 0usize)];
-    while let Some((folder, level)) = folders.pop() {
-        if !inside(root, &folder) {
+    let mut folders = vec![(folder.to_owned(), 0usize, at.plain)];
+    while let Some((folder, level, plain)) = folders.pop() {
+        if !plain && !inside(root, &folder) {
             continue;
         }
         let Ok(entries) = folder.read_dir_utf8() else {
@@ -291,14 +336,26 @@ fn rule_folder_files(root: &Utf8Path, folder: &Utf8Path, rule_dir: &RuleDir) -> 
         };
         let mut found = Vec::new();
         for entry in entries.filter_map(Result::ok) {
-            let Ok(meta) = fs::metadata(entry.path()) else {
-                continue;
+            // The listing's type needs no system call; a link is followed.
+            let link = entry.file_type().map_or(true, |t| t.is_symlink());
+            let (is_dir, is_file) = if plain && !link {
+                let kind = entry.file_type().ok();
+                (
+                    kind.is_some_and(|t| t.is_dir()),
+                    kind.is_some_and(|t| t.is_file()),
+                )
+            } else {
+                match fs::metadata(entry.path()) {
+                    Ok(meta) => (meta.is_dir(), meta.is_file()),
+                    Err(_) => continue,
+                }
             };
-            if meta.is_dir() && rule_dir.recursive && level < MAX_WALK_DEPTH {
-                folders.push((entry.path().to_owned(), level + 1));
-            } else if meta.is_file()
+            let plain = plain && !link;
+            if is_dir && rule_dir.recursive && level < MAX_WALK_DEPTH {
+                folders.push((entry.path().to_owned(), level + 1, plain));
+            } else if is_file
                 && entry.file_name().ends_with(&rule_dir.suffix)
-                && inside(root, entry.path())
+                && (plain || inside(root, entry.path()))
             {
                 found.push(entry.path().to_owned());
             }
@@ -469,19 +526,25 @@ fn same_candidates(a: &dyn RuleSource, b: &dyn RuleSource) -> bool {
 pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Arc<dyn RuleSource>> {
     let sources = all_sources();
     let root = real_root(root);
-    let mut chain: Vec<Utf8PathBuf> = vec![root.clone()];
+    // Each directory, and whether it is its own real path (reached from the
+    // root through no link).
+    let mut chain: Vec<(Utf8PathBuf, bool)> = vec![(root.clone(), true)];
     for dir in dirs {
         let mut at = root.clone();
+        let mut plain = true;
         for component in dir.components() {
             at.push(component.as_str());
-            if !chain.contains(&at) {
-                chain.push(at.clone());
+            if let Some((_, known)) = chain.iter().find(|(d, _)| *d == at) {
+                plain = *known;
+                continue;
             }
+            plain = plain && fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir());
+            chain.push((at.clone(), plain));
         }
     }
     let mut found = Vec::new();
-    for dir in &chain {
-        dir_rule_files(&root, dir, &sources, &listing(dir), &mut found);
+    for (dir, plain) in &chain {
+        dir_rule_files(&root, dir, *plain, &sources, &listing(dir), &mut found);
     }
     pick(sources, &found)
 }

@@ -53,8 +53,12 @@ pub(crate) struct DirScan<'a> {
     /// One path buffer for every probe: most candidates do not exist, and the
     /// walk's cost is mostly these probes.
     buffer: String,
-    /// The directory being scanned (canonical), empty outside a scan.
-    dir: String,
+    /// Directories of the current scan known to be their own real paths
+    /// (empty outside a scan): the scanned directory (canonical), and the folders below it (`.claude`, a rule
+    /// folder) that `lstat` showed are directories, not links. A non-link
+    /// entry of one of them is its own real path, inside the boundary, with
+    /// no `realpath` walk from `/` (DESIGN §9's containment, at one `lstat`).
+    plain: Vec<Utf8PathBuf>,
     /// The source whose candidates are being judged, for skipped rows.
     pub(crate) source_name: &'a str,
 }
@@ -112,7 +116,7 @@ impl<'a> DirScan<'a> {
             judging: false,
             replay_source: None,
             buffer: String::new(),
-            dir: String::new(),
+            plain: Vec::new(),
             source_name: "",
         }
     }
@@ -141,7 +145,7 @@ impl<'a> DirScan<'a> {
             judging: false,
             replay_source: None,
             buffer: String::new(),
-            dir: String::new(),
+            plain: Vec::new(),
             source_name: source.name(),
         };
         scan.record.dir = fs::symlink_metadata(&dir).ok().map(|m| Stamp::of(&m));
@@ -252,8 +256,6 @@ impl<'a> DirScan<'a> {
         };
         self.complete = true;
         self.blocked = false;
-        self.dir.clear();
-        self.dir.push_str(dir);
         let engine = self.engine;
         for item in items.iter() {
             let Some(source) = engine.sources.get(item.source) else {
@@ -282,8 +284,8 @@ impl<'a> DirScan<'a> {
     }
 
     fn scan(&mut self, dir: &Utf8Path, stamp: Option<Stamp>) {
-        self.dir.clear();
-        self.dir.push_str(dir.as_str());
+        self.plain.clear();
+        self.plain.push(dir.to_owned());
         match stamp
             .map(Ok)
             .unwrap_or_else(|| fs::symlink_metadata(dir).map(|m| Stamp::of(&m)))
@@ -434,9 +436,19 @@ impl<'a> DirScan<'a> {
             return exists;
         }
         self.set_buffer(dir, parent);
-        let exists = match fs::metadata(&self.buffer) {
-            Ok(meta) if meta.is_dir() => {
+        // `lstat` first: a folder that is no link, in a directory that is
+        // its own real path, is its own real path too.
+        let (meta, plain) = match fs::symlink_metadata(&self.buffer) {
+            Ok(meta) if meta.file_type().is_symlink() => (fs::metadata(&self.buffer).ok(), false),
+            Ok(meta) => (Some(meta), self.is_plain(dir)),
+            Err(_) => (None, false),
+        };
+        let exists = match meta {
+            Some(meta) if meta.is_dir() => {
                 let path = Utf8PathBuf::from(self.buffer.as_str());
+                if plain {
+                    self.plain.push(path.clone());
+                }
                 self.record.stamps.push((path, Stamp::of(&meta)));
                 true
             }
@@ -454,14 +466,14 @@ impl<'a> DirScan<'a> {
         files: &mut Vec<Utf8PathBuf>,
         visited: &mut HashSet<Utf8PathBuf>,
     ) {
-        let Some(real) = self.rule_folder(folder) else {
+        let Some((real, meta)) = self.rule_folder(folder) else {
             return;
         };
         if !visited.insert(real.clone()) {
             // A symlink loop or a second link to the same folder.
             return;
         }
-        let meta = match fs::metadata(&real) {
+        let meta = match meta.map_or_else(|| fs::metadata(&real), Ok) {
             Ok(meta) if meta.is_dir() => meta,
             Ok(_) => return,
             Err(err) => return self.unreadable(folder, &err),
@@ -500,11 +512,29 @@ impl<'a> DirScan<'a> {
         }
     }
 
+    /// Whether `dir` is known to be its own real path in this scan.
+    fn is_plain(&self, dir: &Utf8Path) -> bool {
+        self.plain.iter().any(|p| p == dir)
+    }
+
     /// Decides whether a rule folder really is inside the boundary: its
-    /// real path, or `None` (after a skipped row, unless it does not exist).
-    fn rule_folder(&mut self, folder: &Utf8Path) -> Option<Utf8PathBuf> {
+    /// real path (with its metadata when an `lstat` proved it), or `None`
+    /// (after a skipped row, unless it does not exist).
+    fn rule_folder(&mut self, folder: &Utf8Path) -> Option<(Utf8PathBuf, Option<fs::Metadata>)> {
+        if folder.parent().is_some_and(|parent| self.is_plain(parent)) {
+            match fs::symlink_metadata(folder) {
+                // No link, in a folder that is its own real path.
+                Ok(meta) if meta.is_dir() => {
+                    self.plain.push(folder.to_owned());
+                    return Some((folder.to_owned(), Some(meta)));
+                }
+                Err(err) if is_absent(&err) => return None,
+                // A link, or anything odd: resolved and contained below.
+                _ => {}
+            }
+        }
         match contained(folder, self.boundary) {
-            Ok(real) => Some(real),
+            Ok(real) => Some((real, None)),
             Err(Refusal::NotUtf8(_)) => {
                 self.skip(
                     folder,
@@ -657,10 +687,11 @@ impl<'a> DirScan<'a> {
         candidate: &Utf8Path,
         meta: fs::Metadata,
     ) -> Option<(Utf8PathBuf, fs::Metadata)> {
-        // A candidate directly in the scanned directory has a real path
-        // already; one below a folder (`.claude/`, a rule folder) may reach
-        // outside through a linked folder, so it is resolved and contained.
-        let direct = candidate.parent().is_some_and(|p| p.as_str() == self.dir);
+        // A candidate that is no link, directly in the scanned directory or
+        // in a folder below it reached through no link, is its own real
+        // path; anything else may reach outside through a link, so it is
+        // resolved and contained.
+        let direct = candidate.parent().is_some_and(|p| self.is_plain(p));
         let (real, meta) = if meta.file_type().is_symlink() || !direct {
             let real = match contained(candidate, self.boundary) {
                 Ok(real) => real,
