@@ -75,6 +75,9 @@ pub(crate) struct Conventions {
     /// The walk that detected the conventions, when they were detected:
     /// the startup rule index reuses it instead of walking again.
     pub walk: Option<Arc<jit_core::ProjectWalk>>,
+    /// Where a walk of the project keeps its listings (see
+    /// [`crate::walk_cache`]), for the index's walk when none was made.
+    pub walk_cache: Option<jit_core::WalkCache>,
 }
 
 impl Conventions {
@@ -85,9 +88,10 @@ impl Conventions {
         options: jit_core::StartupOptions,
     ) -> jit_core::StartupOptions {
         let options = options.with_index(self.index_bytes);
-        match &self.walk {
-            Some(walk) => options.with_walk(Arc::clone(walk)),
-            None => options,
+        match (&self.walk, &self.walk_cache) {
+            (Some(walk), _) => options.with_walk(Arc::clone(walk)),
+            (None, Some(cache)) => options.with_walk_cache(cache.clone()),
+            (None, None) => options,
         }
     }
 
@@ -290,6 +294,7 @@ fn resolve_with(
             origin: Origin::Flag,
             index_bytes,
             walk: None,
+            walk_cache: crate::walk_cache::for_root(root),
         });
     }
     if let Some(names) = &config.conventions {
@@ -304,6 +309,7 @@ fn resolve_with(
             origin: Origin::Config,
             index_bytes,
             walk: None,
+            walk_cache: crate::walk_cache::for_root(root),
         });
     }
     let (detected, walk) = fallback_names(root, fallback);
@@ -312,6 +318,7 @@ fn resolve_with(
         origin: Origin::Detected,
         index_bytes,
         walk,
+        walk_cache: crate::walk_cache::for_root(root),
     })
 }
 
@@ -323,7 +330,7 @@ fn fallback_names(
 ) -> (Vec<String>, Option<Arc<jit_core::ProjectWalk>>) {
     match fallback {
         Fallback::Detect => {
-            let walk = Arc::new(jit_core::ProjectWalk::new(root));
+            let walk = Arc::new(project_walk(root));
             let names = walk
                 .conventions()
                 .iter()
@@ -349,12 +356,21 @@ fn fallback_names(
 /// The conventions found in the repository, with default options: what
 /// a caller that must not fail falls back on when `jit.toml` is broken.
 pub(crate) fn detected(root: &Utf8Path) -> Conventions {
-    let walk = Arc::new(jit_core::ProjectWalk::new(root));
+    let walk = Arc::new(project_walk(root));
     Conventions {
         sources: walk.conventions(),
         origin: Origin::Detected,
         index_bytes: DEFAULT_INDEX_BYTES,
         walk: Some(walk),
+        walk_cache: None,
+    }
+}
+
+/// A walk of the project at `root`, through its walk cache when it has one.
+fn project_walk(root: &Utf8Path) -> jit_core::ProjectWalk {
+    match crate::walk_cache::for_root(root) {
+        Some(cache) => jit_core::ProjectWalk::with_cache(root, &cache),
+        None => jit_core::ProjectWalk::new(root),
     }
 }
 

@@ -19,6 +19,7 @@ mod conventions;
 mod output;
 mod project;
 mod rules;
+mod walk_cache;
 
 /// What `jit` alone prints: where to start. It exits 0, because asking what
 /// to do is not a usage error (clap's `arg_required_else_help` would exit 2).

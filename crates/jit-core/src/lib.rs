@@ -60,8 +60,8 @@ mod stats;
 mod why;
 
 pub use discover::index::{
-    DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, ProjectWalk, detect_conventions,
-    detect_conventions_along, find_rule_files,
+    DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, ProjectWalk, WalkCache, WalkCacheReport,
+    detect_conventions, detect_conventions_along, find_rule_files,
 };
 pub use discover::startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport};
 pub use discover::{

@@ -110,6 +110,8 @@ fn jit_with_home(
         .args(args)
         .current_dir(dir)
         .env("HOME", home)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("JIT_STATE_DIR")
         .output()
         .unwrap();
     (

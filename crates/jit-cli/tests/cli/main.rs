@@ -112,6 +112,8 @@ fn command(
     // Never read the real home directory.
     let home = tempfile::tempdir().unwrap();
     cmd.env("HOME", home.path());
+    // State (hook state, walk caches) goes under that home too.
+    cmd.env_remove("XDG_STATE_HOME").env_remove("JIT_STATE_DIR");
     for (name, value) in env {
         cmd.env(name, value);
     }

@@ -128,6 +128,8 @@ fn user_rules_come_from_home() {
             "/nonexistent/CLAUDE.md",
         ])
         .env("HOME", home.path())
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("JIT_STATE_DIR")
         .current_dir(dir.path())
         .output()
         .unwrap();
@@ -572,5 +574,51 @@ fn the_table_prints_the_index() {
             .any(|l| l.contains(".cursor/rules/release.mdc")
                 && l.contains("\"How to cut a release\"")),
         "{out}"
+    );
+}
+
+/// The project walk keeps its listings in `STATE_DIR/walks/` (one file per
+/// root), which changes nothing in what startup reports; `JIT_WALK_CACHE=off`
+/// walks without it; a cache that is not one is walked around, and said.
+#[test]
+fn the_walk_cache_lives_in_the_state_directory_and_changes_no_answer() {
+    let dir = repo();
+    let root = dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let walks = state.path().join("walks");
+    let args = ["startup", "--json", "--root", root.to_str().unwrap()];
+    let run = |env: &[(&str, &Path)]| -> serde_json::Value {
+        let (code, out, err) = crate::jit_env(Some(&root), env, &args);
+        assert_eq!(code, 0, "{err}");
+        let mut doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        doc.as_object_mut().unwrap().remove("elapsed_us");
+        doc
+    };
+    let off = Path::new("off");
+    let without = run(&[("JIT_STATE_DIR", state.path()), ("JIT_WALK_CACHE", off)]);
+    assert!(!walks.exists(), "off: no cache written");
+    let first = run(&[("JIT_STATE_DIR", state.path())]);
+    let files: Vec<_> = fs::read_dir(&walks)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_str().unwrap();
+    let dir_name = root.file_name().unwrap().to_str().unwrap();
+    // The root's name, a `.` made `_`, then a hash of its path.
+    let readable = dir_name.trim_start_matches('.');
+    assert!(name.contains(readable) && name.ends_with(".json"), "{name}");
+    let second = run(&[("JIT_STATE_DIR", state.path())]);
+    assert_eq!(first, without);
+    assert_eq!(second, without);
+    assert!(without["index"].as_array().is_some_and(|i| !i.is_empty()));
+
+    fs::write(&files[0], "not a cache").unwrap();
+    let broken = run(&[("JIT_STATE_DIR", state.path())]);
+    assert_eq!(broken["index"], without["index"]);
+    let diagnostics = broken["diagnostics"].to_string();
+    assert!(
+        diagnostics.contains("walk cache: ") && diagnostics.contains("is not a walk cache"),
+        "{diagnostics}"
     );
 }

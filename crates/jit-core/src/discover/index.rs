@@ -12,6 +12,9 @@ use super::startup::StartupReport;
 use super::{DiscoveryState, Engine};
 use crate::rule::source::{Precedence, RuleDir, RuleSource, all_sources};
 use crate::rule::{RuleScope, SkipReason, read_rule};
+use cache::{DirId, Listing, Visit};
+
+mod cache;
 
 /// The default byte bound of the rule index: 2 KiB of JSON.
 pub const DEFAULT_INDEX_BYTES: usize = 2048;
@@ -53,6 +56,8 @@ pub struct IndexOverflow {
 pub(crate) struct RuleIndex {
     pub(crate) entries: Vec<IndexEntry>,
     pub(crate) overflow: Vec<IndexOverflow>,
+    /// What the walk that found its files did with its cache.
+    pub(crate) cache: Option<WalkCacheReport>,
 }
 
 /// Every rule file of `sources` in the project at `root`, with the index
@@ -105,16 +110,164 @@ pub(crate) fn rule_files(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
 ) -> Vec<(usize, Utf8PathBuf)> {
-    walk_listed(root, sources, list_ahead(root))
+    walk_listed(root, sources, list_ahead(root, false), None)
 }
 
-/// [`rule_files`] with the listings of `ahead` (made on other threads)
-/// standing in for listing a directory again; the walk, its order and its
-/// bounds are the same with or without them.
+/// Where a project walk keeps what it listed, so that the next walk of the
+/// same project lists again only the directories that changed: a file the
+/// caller chooses (the `jit` command line keeps one per project under its
+/// state directory).
+///
+/// A directory's listing is reused while its `lstat` identity and times
+/// (device, inode, modification and status-change times) are what they
+/// were; one changed within two seconds of its listing is listed again
+/// next time (file times are as coarse as the kernel's clock). Rule files
+/// are judged again on every walk. A cache that cannot be read is listed
+/// around and rewritten; one that cannot be written is reported, never an
+/// error.
+///
+/// ```
+/// use jit_core::{ProjectWalk, WalkCache};
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("proj/api"))?;
+/// std::fs::write(dir.path().join("proj/api/AGENTS.md"), "API.\n")?;
+/// let root = camino::Utf8PathBuf::try_from(dir.path().join("proj").canonicalize()?)?;
+/// let cache = WalkCache::new(camino::Utf8PathBuf::try_from(dir.path().join("walk.json"))?);
+///
+/// let first = ProjectWalk::with_cache(&root, &cache);
+/// let report = first.cache_report().unwrap();
+/// assert_eq!((report.dirs, report.reused, report.problem.as_deref()), (2, 0, None));
+/// assert!(cache.file().is_file());
+/// // The next walk finds the same; it reuses each listing whose directory
+/// // has not changed (and was not changed within two seconds of its listing).
+/// let again = ProjectWalk::with_cache(&root, &cache);
+/// assert_eq!(again.conventions()[0].name(), "agents");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkCache {
+    file: Utf8PathBuf,
+}
+
+impl WalkCache {
+    /// A cache kept in `file` (created with its directory when missing).
+    pub fn new(file: impl Into<Utf8PathBuf>) -> Self {
+        WalkCache { file: file.into() }
+    }
+
+    /// The cache file.
+    pub fn file(&self) -> &Utf8Path {
+        &self.file
+    }
+}
+
+/// What a walk with a [`WalkCache`] did: how many directories it visited,
+/// how many of their listings it reused, and what went wrong with the
+/// cache, if anything (the startup load adds that to its diagnostics).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct WalkCacheReport {
+    /// The cache file.
+    pub file: String,
+    /// Directories the walk visited.
+    pub dirs: usize,
+    /// Of those, how many were not listed again (the cache's listing held).
+    pub reused: usize,
+    /// Why an existing cache could not be read (unreadable, not a walk
+    /// cache, too large) or the walk's could not be written; `None` when
+    /// nothing went wrong (no cache yet, or one written for another root,
+    /// version or set of names, is simply walked around and replaced).
+    pub problem: Option<String>,
+}
+
+/// [`rule_files`] through `cache`: listings the cache holds are reused,
+/// the others made (on up to four threads when the cache holds none), and
+/// the cache rewritten when anything was listed.
+pub(crate) fn rule_files_cached(
+    root: &Utf8Path,
+    sources: &[Arc<dyn RuleSource>],
+    cache: &WalkCache,
+) -> (Vec<(usize, Utf8PathBuf)>, WalkCacheReport) {
+    rule_files_cached_at(root, sources, cache, std::time::SystemTime::now())
+}
+
+/// [`rule_files_cached`] with the time of the listings given (tests walk
+/// "later", so that directories they just made count as settled).
+fn rule_files_cached_at(
+    root: &Utf8Path,
+    sources: &[Arc<dyn RuleSource>],
+    cache: &WalkCache,
+    now: std::time::SystemTime,
+) -> (Vec<(usize, Utf8PathBuf)>, WalkCacheReport) {
+    let keep = kept_names(sources);
+    let (held, stored, mut problem) = cache::load(cache.file(), root, &keep);
+    let ahead = if stored == 0 {
+        list_ahead(root, true)
+    } else {
+        held.into_iter()
+            .map(|(dir, (names, id))| {
+                let listed = Listed {
+                    names,
+                    id: Some(id),
+                    reused: true,
+                };
+                (dir, listed)
+            })
+            .collect()
+    };
+    let mut visits = Vec::new();
+    let files = walk_listed(root, sources, ahead, Some(&mut visits));
+    let reused = visits.iter().filter(|v| v.reused).count();
+    if reused < visits.len() || reused < stored {
+        let enters = |name: &str, is_dir: bool| enters(name, is_dir);
+        if let Err(err) = cache::store(cache.file(), root, &keep, &visits, enters, now) {
+            problem = Some(err);
+        }
+    }
+    let report = WalkCacheReport {
+        file: cache.file().to_string(),
+        dirs: visits.len(),
+        reused,
+        problem,
+    };
+    (files, report)
+}
+
+/// The names besides subdirectories a walk for `sources` reads in a
+/// listing: each candidate's first component, sorted.
+fn kept_names(sources: &[Arc<dyn RuleSource>]) -> Vec<String> {
+    let mut keep: Vec<String> = sources
+        .iter()
+        .flat_map(|source| {
+            let dirs = source.rule_dirs().iter().map(|d| d.path.as_str());
+            let files = source.files().iter().chain(source.root_files());
+            files.map(String::as_str).chain(dirs).collect::<Vec<_>>()
+        })
+        .map(|name| name.split('/').next().unwrap_or(name).to_owned())
+        .collect();
+    keep.sort();
+    keep.dedup();
+    keep
+}
+
+/// A directory listed before the walk reached it.
+struct Listed {
+    names: Listing,
+    /// Its identity just before the listing (when a cache is written).
+    id: Option<DirId>,
+    /// The listing came from the cache.
+    reused: bool,
+}
+
+/// [`rule_files`] with the listings of `ahead` (made on other threads, or
+/// kept by a cache) standing in for listing a directory again; the walk,
+/// its order and its bounds are the same with or without them. With
+/// `visits`, each directory visited is recorded there, with its identity.
 fn walk_listed(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
-    mut ahead: HashMap<Utf8PathBuf, Vec<(String, bool)>>,
+    mut ahead: HashMap<Utf8PathBuf, Listed>,
+    mut visits: Option<&mut Vec<Visit>>,
 ) -> Vec<(usize, Utf8PathBuf)> {
     let mut out: Vec<(usize, Utf8PathBuf)> = Vec::new();
     let mut stack = vec![(root.to_owned(), 0usize)];
@@ -126,13 +279,36 @@ fn walk_listed(
         }
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
-        let listing = ahead.remove(&dir).unwrap_or_else(|| listing(&dir));
-        // The walk enters no link: each directory is its own real path.
-        dir_rule_files(root, &dir, true, sources, &listing, &mut out);
-        if depth >= MAX_WALK_DEPTH {
+        let listed = ahead.remove(&dir).unwrap_or_else(|| {
+            let id = visits.is_some().then(|| DirId::of(&dir)).flatten();
+            Listed {
+                names: listing(&dir),
+                id,
+                reused: false,
+            }
+        });
+        // Recording, a directory is known by its `lstat`: one that is not a
+        // directory now (a link, whatever a cache said) is not entered.
+        if cfg!(unix) && visits.is_some() && listed.id.is_none() {
             continue;
         }
-        stack.extend(subdirs(&dir, &listing).into_iter().map(|d| (d, depth + 1)));
+        // The walk enters no link: each directory is its own real path.
+        dir_rule_files(root, &dir, true, sources, &listed.names, &mut out);
+        if depth < MAX_WALK_DEPTH {
+            stack.extend(
+                subdirs(&dir, &listed.names)
+                    .into_iter()
+                    .map(|d| (d, depth + 1)),
+            );
+        }
+        if let Some(visits) = visits.as_deref_mut() {
+            visits.push(Visit {
+                id: listed.id,
+                dir,
+                listing: listed.names,
+                reused: listed.reused,
+            });
+        }
     }
     out
 }
@@ -200,7 +376,7 @@ impl Plain<'_> {
 /// repository, and the walk itself (which must keep its order) then only
 /// reads them. Bounded like the walk (depth, directory count); empty on a
 /// single-core machine.
-fn list_ahead(root: &Utf8Path) -> HashMap<Utf8PathBuf, Vec<(String, bool)>> {
+fn list_ahead(root: &Utf8Path, ids: bool) -> HashMap<Utf8PathBuf, Listed> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 {
         return HashMap::new();
@@ -211,21 +387,23 @@ fn list_ahead(root: &Utf8Path) -> HashMap<Utf8PathBuf, Vec<(String, bool)>> {
     let listed = Mutex::new(HashMap::new());
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| list_from(&queue, &listed));
+            scope.spawn(|| list_from(&queue, &listed, ids));
         }
     });
     listed.into_inner().unwrap_or_default()
 }
 
 /// One lister of [`list_ahead`]: takes directories from `queue` until none
-/// is left and none is being listed.
+/// is left and none is being listed; with `ids`, takes each directory's
+/// identity before listing it.
 #[allow(
     clippy::type_complexity,
     reason = "a private queue shared by the listers of one function"
 )]
 fn list_from(
     queue: &Mutex<(Vec<(Utf8PathBuf, usize)>, usize, usize)>,
-    listed: &Mutex<HashMap<Utf8PathBuf, Vec<(String, bool)>>>,
+    listed: &Mutex<HashMap<Utf8PathBuf, Listed>>,
+    ids: bool,
 ) {
     loop {
         let next = {
@@ -247,6 +425,7 @@ fn list_from(
             std::thread::yield_now();
             continue;
         };
+        let id = ids.then(|| DirId::of(&dir)).flatten();
         let names = listing(&dir);
         let below = if depth < MAX_WALK_DEPTH {
             subdirs(&dir, &names)
@@ -254,7 +433,8 @@ fn list_from(
             Vec::new()
         };
         if let Ok(mut listed) = listed.lock() {
-            listed.insert(dir, names);
+            let reused = false;
+            listed.insert(dir, Listed { names, id, reused });
         }
         let Ok(mut queue) = queue.lock() else {
             return;
@@ -371,14 +551,18 @@ fn rule_folder_files(at: Plain<'_>, folder: &Utf8Path, rule_dir: &RuleDir) -> Ve
 fn subdirs(dir: &Utf8Path, listing: &[(String, bool)]) -> Vec<Utf8PathBuf> {
     let mut subdirs: Vec<Utf8PathBuf> = listing
         .iter()
-        .filter(|(name, is_dir)| {
-            *is_dir && !name.starts_with('.') && name != "node_modules" && name != "target"
-        })
+        .filter(|(name, is_dir)| enters(name, *is_dir))
         .map(|(name, _)| dir.join(name))
         .collect();
     // Popped in sorted order.
     subdirs.sort_by(|a, b| b.cmp(a));
     subdirs
+}
+
+/// Whether the walk enters an entry: a directory, not hidden, not
+/// `node_modules` nor `target`.
+fn enters(name: &str, is_dir: bool) -> bool {
+    is_dir && !name.starts_with('.') && name != "node_modules" && name != "target"
 }
 
 /// Whether `path` really is inside `root` (links resolved).
@@ -438,6 +622,7 @@ pub struct ProjectWalk {
     root: Utf8PathBuf,
     sources: Vec<Arc<dyn RuleSource>>,
     files: Vec<(usize, Utf8PathBuf)>,
+    cache: Option<WalkCacheReport>,
 }
 
 impl ProjectWalk {
@@ -450,7 +635,29 @@ impl ProjectWalk {
             root,
             sources,
             files,
+            cache: None,
         }
+    }
+
+    /// Walks the project at `root` as [`ProjectWalk::new`] does, listing
+    /// again only the directories `cache` does not prove unchanged, and
+    /// keeps this walk's listings there for the next one (see
+    /// [`WalkCache`]). It finds what [`ProjectWalk::new`] finds.
+    pub fn with_cache(root: &Utf8Path, cache: &WalkCache) -> Self {
+        let sources = all_sources();
+        let root = real_root(root);
+        let (files, report) = rule_files_cached(&root, &sources, cache);
+        ProjectWalk {
+            root,
+            sources,
+            files,
+            cache: Some(report),
+        }
+    }
+
+    /// What the walk did with its cache; `None` for a walk without one.
+    pub fn cache_report(&self) -> Option<&WalkCacheReport> {
+        self.cache.as_ref()
     }
 
     /// The conventions with at least one rule file, in their usual order;
@@ -600,6 +807,7 @@ pub(crate) fn build(
     report: &StartupReport,
     max_bytes: usize,
     walk: Option<&ProjectWalk>,
+    cache: Option<&WalkCache>,
 ) -> RuleIndex {
     let root = engine.root();
     let loaded: std::collections::HashSet<&str> =
@@ -620,9 +828,17 @@ pub(crate) fn build(
             candidates.push(entry);
         }
     }
+    let mut cache_report = walk.and_then(|walk| walk.cache.clone());
     let files = walk
         .and_then(|walk| walk.files_for(root, engine.sources()))
-        .unwrap_or_else(|| rule_files(root, engine.sources()));
+        .unwrap_or_else(|| match cache {
+            Some(cache) => {
+                let (files, report) = rule_files_cached(root, engine.sources(), cache);
+                cache_report = Some(report);
+                files
+            }
+            None => rule_files(root, engine.sources()),
+        });
     for (i, path) in files.into_iter().take(MAX_INDEX_FILES) {
         let Some(source) = engine.sources().get(i) else {
             continue;
@@ -664,6 +880,7 @@ pub(crate) fn build(
             .into_iter()
             .map(|(dir, count)| IndexOverflow { dir, count })
             .collect(),
+        cache: cache_report,
     }
 }
 
@@ -802,12 +1019,12 @@ mod tests {
             }
         }
         let sources = crate::all_sources();
-        let ahead = super::list_ahead(&root);
+        let ahead = super::list_ahead(&root, false);
         if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
             assert_eq!(ahead.len(), 1 + 6 + 30 + 30, "every directory listed once");
         }
-        let with = super::walk_listed(&root, &sources, ahead);
-        let without = super::walk_listed(&root, &sources, HashMap::new());
+        let with = super::walk_listed(&root, &sources, ahead, None);
+        let without = super::walk_listed(&root, &sources, HashMap::new(), None);
         assert_eq!(with.len(), 16, "{with:?}");
         assert_eq!(with, without);
         assert_eq!(super::rule_files(&root, &sources), without);
@@ -820,9 +1037,9 @@ mod tests {
     fn the_walk_stops_at_its_depth_and_directory_bounds() {
         let sources = crate::all_sources();
         let found = |root: &Utf8PathBuf| -> Vec<String> {
-            let ahead = super::list_ahead(root);
-            let with = super::walk_listed(root, &sources, ahead);
-            let without = super::walk_listed(root, &sources, HashMap::new());
+            let ahead = super::list_ahead(root, false);
+            let with = super::walk_listed(root, &sources, ahead, None);
+            let without = super::walk_listed(root, &sources, HashMap::new(), None);
             assert_eq!(with, without);
             without
                 .iter()

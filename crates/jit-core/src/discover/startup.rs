@@ -10,7 +10,7 @@ use jit_base::{ChangeSet, ChangeSource, Signals, resolve_parents, startup_signal
 use serde::Serialize;
 
 use super::chain::Level;
-use super::index::{self, IndexEntry, IndexOverflow, ProjectWalk};
+use super::index::{self, IndexEntry, IndexOverflow, ProjectWalk, WalkCache, WalkCacheReport};
 use super::scan::DirScan;
 use super::{Discovery, DiscoveryState, Engine};
 use crate::rule::scope::{ScopeMatcher, SignalList, SignalMatcher};
@@ -50,6 +50,10 @@ pub struct StartupOptions {
     /// which the rule index reuses instead of walking again. See
     /// [`StartupOptions::with_walk`].
     pub walk: Option<Arc<ProjectWalk>>,
+    /// Where the rule index's walk keeps its listings between sessions,
+    /// when it walks (no [`StartupOptions::walk`] stands in). See
+    /// [`StartupOptions::with_walk_cache`].
+    pub walk_cache: Option<WalkCache>,
 }
 
 /// How long the startup load waits for changed files: 2 s. A status of a
@@ -68,6 +72,7 @@ impl std::fmt::Debug for StartupOptions {
             .field("change_deadline", &self.change_deadline)
             .field("index_bytes", &self.index_bytes)
             .field("walk", &self.walk.as_ref().map(|_| "<project walk>"))
+            .field("walk_cache", &self.walk_cache)
             .finish()
     }
 }
@@ -84,6 +89,7 @@ impl StartupOptions {
             change_deadline: DEFAULT_CHANGE_DEADLINE,
             index_bytes: None,
             walk: None,
+            walk_cache: None,
         }
     }
 
@@ -93,6 +99,15 @@ impl StartupOptions {
     /// the engine's sources; otherwise the index walks as without it.
     pub fn with_walk(mut self, walk: Arc<ProjectWalk>) -> Self {
         self.walk = Some(walk);
+        self
+    }
+
+    /// Lets the rule index's walk of the project (when no
+    /// [`StartupOptions::with_walk`] stands in for it) keep its listings in
+    /// `cache`, so the next session's walk lists again only the directories
+    /// that changed. [`StartupReport::walk_cache`] says what it did.
+    pub fn with_walk_cache(mut self, cache: WalkCache) -> Self {
+        self.walk_cache = Some(cache);
         self
     }
 
@@ -177,6 +192,12 @@ pub struct StartupReport {
     /// directory.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub index_overflow: Vec<IndexOverflow>,
+    /// What the rule index's project walk did with its [`WalkCache`]: the
+    /// directories it visited and how many listings it reused; `None`
+    /// without a cache. Not serialised: it changes from one run to the
+    /// next. A problem with the cache is in `diagnostics` too.
+    #[serde(skip)]
+    pub walk_cache: Option<WalkCacheReport>,
 }
 
 impl Engine {
@@ -243,9 +264,15 @@ impl Engine {
         report.loaded = out.loaded;
         report.skipped = out.skipped;
         if let Some(bytes) = options.index_bytes {
-            let index = index::build(self, state, &report, bytes, options.walk.as_deref());
+            let walk = options.walk.as_deref();
+            let cache = options.walk_cache.as_ref();
+            let index = index::build(self, state, &report, bytes, walk, cache);
             report.index = index.entries;
             report.index_overflow = index.overflow;
+            if let Some(problem) = index.cache.as_ref().and_then(|c| c.problem.as_ref()) {
+                report.diagnostics.push(format!("walk cache: {problem}"));
+            }
+            report.walk_cache = index.cache;
         }
         report.elapsed_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         report

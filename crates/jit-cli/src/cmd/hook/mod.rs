@@ -8,6 +8,8 @@ mod payload;
 mod run;
 mod state;
 
+pub(crate) use state::state_dir;
+
 /// An agent whose hook protocol `jit hook` speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub(crate) enum AgentKind {

@@ -27,7 +27,7 @@ const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Where the hook keeps its state: `$JIT_STATE_DIR`, else
 /// `$XDG_STATE_HOME/jit`, else `~/.local/state/jit`.
-pub(super) fn state_dir() -> anyhow::Result<Utf8PathBuf> {
+pub(crate) fn state_dir() -> anyhow::Result<Utf8PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let dir = if let Some(dir) = var("JIT_STATE_DIR") {
         PathBuf::from(dir)

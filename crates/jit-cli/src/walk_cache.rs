@@ -1,0 +1,64 @@
+//! Where the project walk keeps its listings between commands: one file per project root under the state directory, so a session start on a big repository lists again only the directories that changed.
+
+use camino::Utf8Path;
+use jit_core::WalkCache;
+
+/// Set to `off` (or `0`, `false`, `no`) to walk without the cache.
+pub(crate) const WALK_CACHE_VAR: &str = "JIT_WALK_CACHE";
+
+/// The walk cache of the project at `root` (canonical):
+/// `STATE_DIR/walks/NAME-HASH.json`, NAME the root's last component and
+/// HASH its whole path's; `None` when `JIT_WALK_CACHE` turns it off or no
+/// state directory can be named.
+pub(crate) fn for_root(root: &Utf8Path) -> Option<WalkCache> {
+    if let Some(value) = std::env::var_os(WALK_CACHE_VAR)
+        && matches!(
+            value.to_string_lossy().trim().to_ascii_lowercase().as_str(),
+            "off" | "0" | "false" | "no"
+        )
+    {
+        return None;
+    }
+    let dir = crate::cmd::hook::state_dir().ok()?;
+    Some(WalkCache::new(dir.join("walks").join(file_name(root))))
+}
+
+/// `NAME-HASH.json` for `root`: readable, and distinct for distinct roots.
+fn file_name(root: &Utf8Path) -> String {
+    let name: String = root
+        .file_name()
+        .unwrap_or("root")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(32)
+        .collect();
+    let hash = root
+        .as_str()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    format!("{name}-{hash:016x}.json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_readable_file_per_root() {
+        let a = file_name(Utf8Path::new("/work/my proj"));
+        let b = file_name(Utf8Path::new("/other/my proj"));
+        assert!(a.starts_with("my_proj-") && a.ends_with(".json"), "{a}");
+        assert_eq!(a.len(), "my_proj-".len() + 16 + ".json".len());
+        assert_ne!(a, b);
+        assert_eq!(a, file_name(Utf8Path::new("/work/my proj")));
+        assert!(file_name(Utf8Path::new("/")).starts_with("root-"));
+    }
+}

@@ -1,0 +1,440 @@
+//! The walk cache: what a project walk listed, kept in a file, so that the next walk lists again only the directories that changed.
+//!
+//! A directory's listing is reused when its `lstat` identity and times are
+//! what they were when it was listed: device, inode, modification and
+//! status-change times. Adding, removing or renaming an entry changes the
+//! directory's times; the status-change time cannot be set back by a user
+//! (an archive tool restoring a modification time still moves it). A
+//! directory changed within [`SETTLE`] of its listing is not kept: file
+//! times are as coarse as the kernel's clock tick, so a change in the same
+//! tick as the listing could leave its times as they were.
+//!
+//! Only what the walk reads is kept: the subdirectories it enters and the
+//! names that are the first component of a candidate (`CLAUDE.md`,
+//! `.claude`, `.cursor`...). The rule files themselves are judged again on
+//! every walk; the cache saves listing directories, the cost of a walk.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::time::{Duration, SystemTime};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::{Deserialize, Serialize};
+
+/// The layout of the cache file; another version is not read.
+const VERSION: u32 = 1;
+
+/// How long after its last change a directory's listing may be kept.
+const SETTLE: Duration = Duration::from_secs(2);
+
+/// The largest cache file read (a 20,000-directory walk writes a few MB).
+const MAX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A directory's entries, each with whether it is a directory (links not
+/// followed).
+pub(super) type Listing = Vec<(String, bool)>;
+
+/// A directory's identity and times, from `lstat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct DirId {
+    dev: u64,
+    ino: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl DirId {
+    /// The identity of `dir` when it is a directory (a link is not), read
+    /// now; `None` otherwise, and on platforms without inode numbers.
+    pub(super) fn of(dir: &Utf8Path) -> Option<DirId> {
+        let meta = fs::symlink_metadata(dir)
+            .ok()
+            .filter(fs::Metadata::is_dir)?;
+        Self::from_meta(&meta)
+    }
+
+    #[cfg(unix)]
+    fn from_meta(meta: &fs::Metadata) -> Option<DirId> {
+        use std::os::unix::fs::MetadataExt;
+        Some(DirId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn from_meta(_: &fs::Metadata) -> Option<DirId> {
+        None
+    }
+
+    /// Whether the directory's last change is at least [`SETTLE`] before
+    /// `now`, so a listing made now shows every change it had.
+    fn settled(&self, now: SystemTime) -> bool {
+        let Ok(now) = now.duration_since(SystemTime::UNIX_EPOCH) else {
+            return false;
+        };
+        let (secs, nanos) = self.ctime;
+        let (Ok(secs), Ok(nanos)) = (u64::try_from(secs), u32::try_from(nanos)) else {
+            return false;
+        };
+        Duration::new(secs, 0)
+            .checked_add(Duration::from_nanos(u64::from(nanos)))
+            .and_then(|changed| changed.checked_add(SETTLE))
+            .is_some_and(|settled| settled <= now)
+    }
+}
+
+/// One directory the walk visited: where, its identity when it was listed
+/// (taken before the listing), and what it holds.
+#[derive(Debug)]
+pub(super) struct Visit {
+    pub(super) dir: Utf8PathBuf,
+    pub(super) id: Option<DirId>,
+    pub(super) listing: Listing,
+    /// Its listing came from the cache.
+    pub(super) reused: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    version: u32,
+    root: String,
+    /// The candidate names kept besides subdirectories; a walk for other
+    /// names cannot use these listings.
+    keep: Vec<String>,
+    dirs: Vec<StoredDir>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredDir {
+    /// Root-relative, `""` for the root.
+    dir: String,
+    id: DirId,
+    names: Listing,
+}
+
+/// The listings of the cache at `file` that still hold for the walk of
+/// `root` for `keep`, by absolute directory with the identity that proved
+/// them, and how many it stored; a problem when the file exists but could
+/// not be read. A cache not written yet, or written for another root,
+/// version or set of names, is no problem: it holds nothing for this walk.
+pub(super) fn load(
+    file: &Utf8Path,
+    root: &Utf8Path,
+    keep: &[String],
+) -> (
+    HashMap<Utf8PathBuf, (Listing, DirId)>,
+    usize,
+    Option<String>,
+) {
+    let stored = match read(file) {
+        Ok(Some(stored)) => stored,
+        Ok(None) => return (HashMap::new(), 0, None),
+        Err(problem) => return (HashMap::new(), 0, Some(problem)),
+    };
+    if stored.version != VERSION || stored.root != root.as_str() || stored.keep != keep {
+        return (HashMap::new(), 0, None);
+    }
+    let count = stored.dirs.len();
+    (still_holding(root, stored.dirs), count, None)
+}
+
+/// The stored walk; `None` when there is none yet.
+fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
+    let (handle, meta) = match jit_base::open_regular(file.as_std_path()) {
+        Ok(opened) => opened,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => {
+            return Err(format!(
+                "cannot read {file}: {err}; every directory was listed"
+            ));
+        }
+    };
+    if meta.len() > MAX_CACHE_BYTES {
+        return Err(format!(
+            "{file} is {} bytes, over the {MAX_CACHE_BYTES}-byte bound; every directory was listed",
+            meta.len()
+        ));
+    }
+    let mut text = Vec::new();
+    handle
+        .take(MAX_CACHE_BYTES)
+        .read_to_end(&mut text)
+        .map_err(|err| format!("cannot read {file}: {err}; every directory was listed"))?;
+    serde_json::from_slice(&text)
+        .map(Some)
+        .map_err(|err| format!("{file} is not a walk cache ({err}); every directory was listed"))
+}
+
+/// The stored listings whose directories are as they were, checked on up
+/// to four threads (one `lstat` each).
+fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<Utf8PathBuf, (Listing, DirId)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let chunk = dirs.len().div_ceil(threads).max(1);
+    let check = |dirs: Vec<StoredDir>| -> Vec<(Utf8PathBuf, (Listing, DirId))> {
+        dirs.into_iter()
+            .filter_map(|stored| {
+                let dir = if stored.dir.is_empty() {
+                    root.to_owned()
+                } else {
+                    root.join(&stored.dir)
+                };
+                (DirId::of(&dir) == Some(stored.id)).then_some((dir, (stored.names, stored.id)))
+            })
+            .collect()
+    };
+    let mut chunks = Vec::new();
+    let mut dirs = dirs.into_iter().peekable();
+    while dirs.peek().is_some() {
+        chunks.push(dirs.by_ref().take(chunk).collect::<Vec<_>>());
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| scope.spawn(move || check(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// Writes the walk's `visits` to `file` (replacing it atomically), each
+/// listing cut to the subdirectories the walk enters (`enters`) and the
+/// names in `keep`; directories changed too recently before `now` (when
+/// they were listed) are left out, so the next walk lists them again.
+pub(super) fn store(
+    file: &Utf8Path,
+    root: &Utf8Path,
+    keep: &[String],
+    visits: &[Visit],
+    enters: impl Fn(&str, bool) -> bool,
+    now: SystemTime,
+) -> Result<(), String> {
+    let dirs = visits
+        .iter()
+        .filter_map(|visit| {
+            let id = visit.id.filter(|id| visit.reused || id.settled(now))?;
+            let dir = jit_base::relative_to(&visit.dir, root)?;
+            let names = visit
+                .listing
+                .iter()
+                .filter(|(name, is_dir)| enters(name, *is_dir) || keep.contains(name))
+                .cloned()
+                .collect();
+            Some(StoredDir {
+                dir: dir.as_str().to_owned(),
+                id,
+                names,
+            })
+        })
+        .collect();
+    let stored = Stored {
+        version: VERSION,
+        root: root.as_str().to_owned(),
+        keep: keep.to_vec(),
+        dirs,
+    };
+    write_atomically(file, &stored)
+        .map_err(|err| format!("cannot write {file}: {err}; this walk's listings were not kept"))
+}
+
+fn write_atomically(file: &Utf8Path, stored: &Stored) -> io::Result<()> {
+    let dir = file
+        .parent()
+        .filter(|p| !p.as_str().is_empty())
+        .unwrap_or(Utf8Path::new("."));
+    fs::create_dir_all(dir)?;
+    let name = file.file_name().unwrap_or("walk");
+    // Unique per process, so two writers never share a temporary file; the
+    // rename makes the last one win whole.
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| {
+        let mut out = io::BufWriter::new(fs::File::create(&temp)?);
+        serde_json::to_writer(&mut out, stored)?;
+        out.flush()?;
+        fs::rename(&temp, file)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::fs;
+    use std::time::{Duration, SystemTime};
+
+    use camino::{Utf8Path, Utf8PathBuf};
+    use pretty_assertions::assert_eq;
+
+    use super::super::{WalkCache, rule_files, rule_files_cached_at};
+    use crate::all_sources;
+
+    /// A project of 1 + 4 + 8 directories with rule files here and there,
+    /// and a cache file beside it.
+    fn project() -> (tempfile::TempDir, Utf8PathBuf, WalkCache) {
+        let dir = tempfile::tempdir().unwrap();
+        let base = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        let root = base.join("proj");
+        for a in 0..4 {
+            for b in 0..2 {
+                fs::create_dir_all(root.join(format!("p{a}/m{b}"))).unwrap();
+            }
+        }
+        fs::write(root.join("CLAUDE.md"), "root\n").unwrap();
+        fs::write(root.join("p1/AGENTS.md"), "p1\n").unwrap();
+        fs::create_dir_all(root.join("p2/m1/.cursor/rules")).unwrap();
+        fs::write(root.join("p2/m1/.cursor/rules/r.mdc"), "r\n").unwrap();
+        let cache = WalkCache::new(base.join("state/walks/proj.json"));
+        (dir, root, cache)
+    }
+
+    /// "Later": the directories just made count as settled.
+    fn later() -> SystemTime {
+        SystemTime::now() + Duration::from_secs(10)
+    }
+
+    fn names(root: &Utf8Path, files: &[(usize, Utf8PathBuf)]) -> Vec<String> {
+        files
+            .iter()
+            .map(|(_, p)| p.strip_prefix(root).unwrap().to_string())
+            .collect()
+    }
+
+    /// (files found, directories visited, listings reused, problem)
+    fn walk(
+        root: &Utf8Path,
+        cache: &WalkCache,
+        now: SystemTime,
+    ) -> (Vec<String>, usize, usize, Option<String>) {
+        let sources = all_sources();
+        let (files, report) = rule_files_cached_at(root, &sources, cache, now);
+        assert_eq!(
+            files,
+            rule_files(root, &sources),
+            "the cache changes nothing found"
+        );
+        assert_eq!(report.file, cache.file().as_str());
+        (
+            names(root, &files),
+            report.dirs,
+            report.reused,
+            report.problem,
+        )
+    }
+
+    /// The second walk lists nothing; a change lists again its directory
+    /// alone, and what it added or removed is found (or not) at once.
+    #[test]
+    fn only_directories_that_changed_are_listed_again() {
+        let (_dir, root, cache) = project();
+        let (found, dirs, reused, problem) = walk(&root, &cache, later());
+        assert_eq!(
+            found,
+            ["CLAUDE.md", "p1/AGENTS.md", "p2/m1/.cursor/rules/r.mdc"]
+        );
+        assert_eq!((dirs, reused, problem), (13, 0, None));
+        assert!(cache.file().is_file());
+        assert_eq!(walk(&root, &cache, later()).2, 13, "every listing reused");
+
+        // A new rule file, a new directory with one, a removed directory.
+        fs::write(root.join("p3/m0/AGENTS.md"), "new\n").unwrap();
+        fs::create_dir_all(root.join("p0/m1/fresh")).unwrap();
+        fs::write(root.join("p0/m1/fresh/CLAUDE.md"), "fresh\n").unwrap();
+        fs::remove_dir_all(root.join("p2/m1")).unwrap();
+        let (found, dirs, reused, _) = walk(&root, &cache, later());
+        assert_eq!(
+            found,
+            [
+                "CLAUDE.md",
+                "p0/m1/fresh/CLAUDE.md",
+                "p1/AGENTS.md",
+                "p3/m0/AGENTS.md"
+            ]
+        );
+        // p3/m0, p0/m1 and p2 listed again, p0/m1/fresh listed for the
+        // first time; p2/m1 is gone.
+        assert_eq!((dirs, reused), (13, 9));
+        assert_eq!(walk(&root, &cache, later()).2, 13);
+    }
+
+    /// A directory changed within the settling time of its listing is not
+    /// kept: its times may not show a change made in the same clock tick.
+    #[test]
+    fn a_directory_changed_just_before_its_listing_is_listed_again() {
+        let (_dir, root, cache) = project();
+        walk(&root, &cache, SystemTime::now());
+        let (_, dirs, reused, _) = walk(&root, &cache, later());
+        assert_eq!(
+            (dirs, reused),
+            (13, 0),
+            "nothing was settled at the first walk"
+        );
+        assert_eq!(walk(&root, &cache, later()).2, 13);
+    }
+
+    /// A cache that is not one, one for another root, and one that cannot
+    /// be written: the walk finds the same, and says what went wrong.
+    #[test]
+    fn a_broken_or_foreign_cache_is_walked_around() {
+        let (dir, root, cache) = project();
+        fs::create_dir_all(cache.file().parent().unwrap()).unwrap();
+        fs::write(cache.file(), "{ not json").unwrap();
+        let (found, _, reused, problem) = walk(&root, &cache, later());
+        assert_eq!(found.len(), 3);
+        assert_eq!(reused, 0);
+        let problem = problem.unwrap();
+        assert!(problem.contains("is not a walk cache"), "{problem}");
+        // Rewritten whole: the next walk reuses it.
+        assert_eq!(walk(&root, &cache, later()).2, 13);
+
+        // The same cache for another root holds nothing for it, silently.
+        let other = root.parent().unwrap().join("other");
+        fs::create_dir_all(other.join("x")).unwrap();
+        let (_, dirs, reused, problem) = walk(&other, &cache, later());
+        assert_eq!((dirs, reused, problem), (2, 0, None));
+
+        // A cache whose folder is a file cannot be written: said, not fatal.
+        let blocked = WalkCache::new(
+            Utf8Path::from_path(dir.path())
+                .unwrap()
+                .join("proj/CLAUDE.md/walk.json"),
+        );
+        let (found, _, _, problem) = walk(&root, &blocked, later());
+        assert_eq!(found.len(), 3);
+        assert!(problem.unwrap().starts_with("cannot write"));
+    }
+
+    /// Whatever a cache says, the walk enters no link: a listing that calls
+    /// a link to a folder outside the root a directory is not followed.
+    #[cfg(unix)]
+    #[test]
+    fn a_cache_that_calls_a_link_a_directory_is_not_followed() {
+        let (_dir, root, cache) = project();
+        let outside = root.parent().unwrap().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("CLAUDE.md"), "OUTSIDE\n").unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("evil")).unwrap();
+        walk(&root, &cache, later());
+        // The root's listing, as stored, now says `evil` is a directory.
+        let text = fs::read_to_string(cache.file()).unwrap();
+        assert!(text.contains("[\"CLAUDE.md\",false]"), "{text}");
+        let lying = text.replacen(
+            "[\"CLAUDE.md\",false]",
+            "[\"CLAUDE.md\",false],[\"evil\",true]",
+            1,
+        );
+        fs::write(cache.file(), lying).unwrap();
+        let (found, dirs, reused, _) = walk(&root, &cache, later());
+        assert!(!found.iter().any(|f| f.starts_with("evil")), "{found:?}");
+        assert_eq!((dirs, reused), (13, 13), "the link is not entered nor kept");
+    }
+}
