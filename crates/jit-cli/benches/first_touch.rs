@@ -15,11 +15,15 @@
 //!   the root and with `--cwd services/billing`, and `git status --porcelain
 //!   -z -uall`, on [`bench_tree::Spec::monorepo_100k`] committed to git
 //!   (`scoped`), and on the same tree without any scoped rule (`unscoped`:
-//!   no `.claude` folder anywhere). The engine's own `elapsed_us` of each
-//!   startup is printed too.
+//!   no `.claude` folder anywhere). Each startup runs with its walk cache
+//!   filled (the fixture settles two seconds, then walks once), and without
+//!   it (`_no_cache`: `JIT_WALK_CACHE=off`, every directory listed). The
+//!   engine's own `elapsed_us` of each startup is printed too.
+//! * `process_floor`: `jit --version`, what any fresh process of the binary
+//!   costs, for the two above.
 //!
-//! Every process runs with an empty temporary `HOME`, so no user rules are
-//! read.
+//! Every process runs with an empty temporary `HOME` (its state directory,
+//! where the walk cache lives, under it), so no user rules are read.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -89,7 +93,11 @@ fn startup_repo(variant: &str) -> &'static Repo {
     };
     cell.get_or_init(|| {
         let repo = repo(&spec);
-        let doc = startup_once(&repo, None);
+        // Directories changed within two seconds of a walk are not kept in
+        // its cache: let the fresh tree settle, then walk once to fill it
+        // (the `_no_cache` variants walk without it).
+        std::thread::sleep(std::time::Duration::from_millis(2100));
+        let doc = startup_once(&repo, None, true);
         let loaded = doc["loaded"].as_array().unwrap();
         assert!(
             loaded.iter().any(|l| l["file"] == "CLAUDE.md"),
@@ -137,7 +145,11 @@ fn engine_medians() {
         let repo = startup_repo(variant);
         for cwd in [None, Some(CWD)] {
             let times: Vec<u64> = (0..runs)
-                .map(|_| startup_once(repo, cwd)["elapsed_us"].as_u64().unwrap())
+                .map(|_| {
+                    startup_once(repo, cwd, true)["elapsed_us"]
+                        .as_u64()
+                        .unwrap()
+                })
                 .collect();
             eprintln!(
                 "startup ({variant} 100k tree, cwd {}): engine elapsed_us median {} over {runs} \
@@ -149,13 +161,18 @@ fn engine_medians() {
     }
 }
 
-/// Runs `jit` in the repository's root with `args`; returns its JSON.
-fn jit(repo: &Repo, args: &[&str]) -> serde_json::Value {
+/// Runs `jit` in the repository's root with `args`, its state (the walk
+/// cache) under the fixture's home, without the walk cache unless `cache`;
+/// returns its JSON.
+fn jit(repo: &Repo, args: &[&str], cache: bool) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_jit"))
         .args(args)
         .current_dir(&repo.tree.root)
         .env("HOME", &repo.home)
         .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("JIT_STATE_DIR")
+        .env("JIT_WALK_CACHE", if cache { "on" } else { "off" })
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -174,16 +191,40 @@ fn first_touch_once(repo: &Repo) -> serde_json::Value {
             root,
             &repo.tree.deep_file,
         ],
+        true,
     )
 }
 
-fn startup_once(repo: &Repo, cwd: Option<&str>) -> serde_json::Value {
+fn startup_once(repo: &Repo, cwd: Option<&str>, cache: bool) -> serde_json::Value {
     let root = repo.tree.root.to_str().unwrap();
     let mut args = vec!["startup", "--json", "--root", root];
     if let Some(cwd) = cwd {
         args.extend(["--cwd", cwd]);
     }
-    jit(repo, &args)
+    jit(repo, &args, cache)
+}
+
+/// `scoped`, `unscoped`, or either with `_no_cache`: the tree, and whether
+/// the walk cache is used.
+fn variant_repo(variant: &str) -> (&'static Repo, bool) {
+    match variant.strip_suffix("_no_cache") {
+        Some(tree) => (startup_repo(tree), false),
+        None => (startup_repo(variant), true),
+    }
+}
+
+/// The floor of every process above: `jit --version`, a fresh process of
+/// the same binary that does nothing.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn process_floor(bencher: Bencher) {
+    bencher.bench(|| {
+        let out = Command::new(env!("CARGO_BIN_EXE_jit"))
+            .arg("--version")
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        out.stdout.len()
+    });
 }
 
 /// One new `jit` process's first touch of the deep file.
@@ -193,18 +234,22 @@ fn first_touch_fresh_process(bencher: Bencher) {
     bencher.bench(|| first_touch_once(repo));
 }
 
+/// The variants of the startup benchmarks: with scoped rules or without,
+/// with the walk cache (filled) or without it.
+const VARIANTS: [&str; 4] = ["scoped", "unscoped", "scoped_no_cache", "unscoped_no_cache"];
+
 /// `jit startup` with the session at the root.
-#[divan::bench(args = ["scoped", "unscoped"], sample_count = 10, sample_size = 1)]
+#[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
 fn startup_root(bencher: Bencher, variant: &str) {
-    let repo = startup_repo(variant);
-    bencher.bench(|| startup_once(repo, None));
+    let (repo, cache) = variant_repo(variant);
+    bencher.bench(|| startup_once(repo, None, cache));
 }
 
 /// `jit startup` with the session in a package ([`CWD`]).
-#[divan::bench(args = ["scoped", "unscoped"], sample_count = 10, sample_size = 1)]
+#[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
 fn startup_cwd(bencher: Bencher, variant: &str) {
-    let repo = startup_repo(variant);
-    bencher.bench(|| startup_once(repo, Some(CWD)));
+    let (repo, cache) = variant_repo(variant);
+    bencher.bench(|| startup_once(repo, Some(CWD), cache));
 }
 
 /// What startup is compared with: `git status --porcelain -z -uall` at the

@@ -266,7 +266,7 @@ struct Listed {
 fn walk_listed(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
-    mut ahead: HashMap<Utf8PathBuf, Listed>,
+    mut ahead: HashMap<String, Listed>,
     mut visits: Option<&mut Vec<Visit>>,
 ) -> Vec<(usize, Utf8PathBuf)> {
     let mut out: Vec<(usize, Utf8PathBuf)> = Vec::new();
@@ -279,7 +279,7 @@ fn walk_listed(
         }
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
-        let listed = ahead.remove(&dir).unwrap_or_else(|| {
+        let listed = ahead.remove(dir.as_str()).unwrap_or_else(|| {
             let id = visits.is_some().then(|| DirId::of(&dir)).flatten();
             Listed {
                 names: listing(&dir),
@@ -326,7 +326,9 @@ fn dir_rule_files(
 ) {
     let at = Plain { root, plain };
     for (i, source) in sources.iter().enumerate() {
-        let named = named_files(at, dir, source.as_ref(), dir == root, listing);
+        // As strings: a path's `==` compares component by component.
+        let at_root = dir.as_str() == root.as_str();
+        let named = named_files(at, dir, source.as_ref(), at_root, listing);
         out.extend(named.into_iter().map(|p| (i, p)));
         for rule_dir in source.rule_dirs() {
             if listed(listing, &rule_dir.path) {
@@ -376,7 +378,7 @@ impl Plain<'_> {
 /// repository, and the walk itself (which must keep its order) then only
 /// reads them. Bounded like the walk (depth, directory count); empty on a
 /// single-core machine.
-fn list_ahead(root: &Utf8Path, ids: bool) -> HashMap<Utf8PathBuf, Listed> {
+fn list_ahead(root: &Utf8Path, ids: bool) -> HashMap<String, Listed> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 {
         return HashMap::new();
@@ -402,7 +404,7 @@ fn list_ahead(root: &Utf8Path, ids: bool) -> HashMap<Utf8PathBuf, Listed> {
 )]
 fn list_from(
     queue: &Mutex<(Vec<(Utf8PathBuf, usize)>, usize, usize)>,
-    listed: &Mutex<HashMap<Utf8PathBuf, Listed>>,
+    listed: &Mutex<HashMap<String, Listed>>,
     ids: bool,
 ) {
     loop {
@@ -434,7 +436,7 @@ fn list_from(
         };
         if let Ok(mut listed) = listed.lock() {
             let reused = false;
-            listed.insert(dir, Listed { names, id, reused });
+            listed.insert(dir.into_string(), Listed { names, id, reused });
         }
         let Ok(mut queue) = queue.lock() else {
             return;
@@ -549,14 +551,15 @@ fn rule_folder_files(at: Plain<'_>, folder: &Utf8Path, rule_dir: &RuleDir) -> Ve
 /// Decides which subdirectories the walk enters: not hidden, not
 /// `node_modules` nor `target`, in reverse order so they pop sorted.
 fn subdirs(dir: &Utf8Path, listing: &[(String, bool)]) -> Vec<Utf8PathBuf> {
-    let mut subdirs: Vec<Utf8PathBuf> = listing
+    let mut names: Vec<&str> = listing
         .iter()
         .filter(|(name, is_dir)| enters(name, *is_dir))
-        .map(|(name, _)| dir.join(name))
+        .map(|(name, _)| name.as_str())
         .collect();
-    // Popped in sorted order.
-    subdirs.sort_by(|a, b| b.cmp(a));
-    subdirs
+    // Popped in sorted order. One component each: byte order is the
+    // order of the paths, without comparing them component by component.
+    names.sort_unstable_by(|a, b| b.cmp(a));
+    names.into_iter().map(|name| dir.join(name)).collect()
 }
 
 /// Whether the walk enters an entry: a directory, not hidden, not

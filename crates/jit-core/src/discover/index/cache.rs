@@ -125,11 +125,7 @@ pub(super) fn load(
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-) -> (
-    HashMap<Utf8PathBuf, (Listing, DirId)>,
-    usize,
-    Option<String>,
-) {
+) -> (HashMap<String, (Listing, DirId)>, usize, Option<String>) {
     let stored = match read(file) {
         Ok(Some(stored)) => stored,
         Ok(None) => return (HashMap::new(), 0, None),
@@ -171,10 +167,10 @@ fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
 
 /// The stored listings whose directories are as they were, checked on up
 /// to four threads (one `lstat` each).
-fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<Utf8PathBuf, (Listing, DirId)> {
+fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<String, (Listing, DirId)> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let chunk = dirs.len().div_ceil(threads).max(1);
-    let check = |dirs: Vec<StoredDir>| -> Vec<(Utf8PathBuf, (Listing, DirId))> {
+    let check = |dirs: Vec<StoredDir>| -> Vec<(String, (Listing, DirId))> {
         dirs.into_iter()
             .filter_map(|stored| {
                 let dir = if stored.dir.is_empty() {
@@ -182,7 +178,8 @@ fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<Utf8PathBuf, 
                 } else {
                     root.join(&stored.dir)
                 };
-                (DirId::of(&dir) == Some(stored.id)).then_some((dir, (stored.names, stored.id)))
+                (DirId::of(&dir) == Some(stored.id))
+                    .then_some((dir.into_string(), (stored.names, stored.id)))
             })
             .collect()
     };
