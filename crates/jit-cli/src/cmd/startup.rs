@@ -19,7 +19,12 @@ const AFTER_HELP: &str = "\
 Example:
   jit startup --cwd src/api
       The rules a session started in src/api gets before any tool runs, the
-      signals that chose them, and the index of the rules left for later.";
+      signals that chose them, and the index of the rules left for later.
+
+The project walk behind the index keeps its listings in the state directory
+($JIT_STATE_DIR, default $XDG_STATE_HOME/jit, else ~/.local/state/jit, in
+walks/), so the next start lists again only the directories that changed;
+JIT_WALK_CACHE=off walks without it.";
 
 /// Arguments of `jit startup`.
 #[derive(Debug, clap::Args)]

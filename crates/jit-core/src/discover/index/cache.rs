@@ -23,7 +23,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// The layout of the cache file; another version is not read.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// How long after its last change a directory's listing may be kept.
 const SETTLE: Duration = Duration::from_secs(2);
@@ -35,14 +35,11 @@ const MAX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 /// followed).
 pub(super) type Listing = Vec<(String, bool)>;
 
-/// A directory's identity and times, from `lstat`.
+/// A directory's identity and times, from `lstat`: device, inode,
+/// modification time (seconds, nanoseconds) and status-change time
+/// (stored as one array: the cache holds one per directory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct DirId {
-    dev: u64,
-    ino: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
+pub(super) struct DirId(u64, u64, i64, i64, i64, i64);
 
 impl DirId {
     /// The identity of `dir` when it is a directory (a link is not), read
@@ -57,12 +54,14 @@ impl DirId {
     #[cfg(unix)]
     fn from_meta(meta: &fs::Metadata) -> Option<DirId> {
         use std::os::unix::fs::MetadataExt;
-        Some(DirId {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        })
+        Some(DirId(
+            meta.dev(),
+            meta.ino(),
+            meta.mtime(),
+            meta.mtime_nsec(),
+            meta.ctime(),
+            meta.ctime_nsec(),
+        ))
     }
 
     #[cfg(not(unix))]
@@ -76,7 +75,7 @@ impl DirId {
         let Ok(now) = now.duration_since(SystemTime::UNIX_EPOCH) else {
             return false;
         };
-        let (secs, nanos) = self.ctime;
+        let (secs, nanos) = (self.4, self.5);
         let (Ok(secs), Ok(nanos)) = (u64::try_from(secs), u32::try_from(nanos)) else {
             return false;
         };
@@ -108,12 +107,15 @@ struct Stored {
     dirs: Vec<StoredDir>,
 }
 
+/// One directory: root-relative (`""` for the root), its identity, its
+/// kept names (stored as one array).
 #[derive(Serialize, Deserialize)]
-struct StoredDir {
-    /// Root-relative, `""` for the root.
-    dir: String,
-    id: DirId,
-    names: Listing,
+struct StoredDir(String, DirId, Listing);
+
+/// What is read first, to leave a cache of another layout alone.
+#[derive(Deserialize)]
+struct Header {
+    version: u32,
 }
 
 /// The listings of the cache at `file` that still hold for the walk of
@@ -160,44 +162,62 @@ fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
         .take(MAX_CACHE_BYTES)
         .read_to_end(&mut text)
         .map_err(|err| format!("cannot read {file}: {err}; every directory was listed"))?;
-    serde_json::from_slice(&text)
-        .map(Some)
-        .map_err(|err| format!("{file} is not a walk cache ({err}); every directory was listed"))
+    let not_a_cache = |err: serde_json::Error| {
+        format!("{file} is not a walk cache ({err}); every directory was listed")
+    };
+    let header: Header = serde_json::from_slice(&text).map_err(not_a_cache)?;
+    if header.version != VERSION {
+        // Another layout (an older or newer jit): walked around, replaced.
+        return Ok(None);
+    }
+    serde_json::from_slice(&text).map(Some).map_err(not_a_cache)
 }
 
 /// The stored listings whose directories are as they were, checked on up
-/// to four threads (one `lstat` each).
+/// to four threads (one `lstat` each). The threads only read the stored
+/// paths and answer yes or no: what moves into the map moves on this one.
 fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<String, (Listing, DirId)> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let chunk = dirs.len().div_ceil(threads).max(1);
-    let check = |dirs: Vec<StoredDir>| -> Vec<(String, (Listing, DirId))> {
-        dirs.into_iter()
-            .filter_map(|stored| {
-                let dir = if stored.dir.is_empty() {
-                    root.to_owned()
-                } else {
-                    root.join(&stored.dir)
-                };
-                (DirId::of(&dir) == Some(stored.id))
-                    .then_some((dir.into_string(), (stored.names, stored.id)))
+    let check = |dirs: &[StoredDir]| -> Vec<bool> {
+        let mut path = String::with_capacity(root.as_str().len() + 256);
+        dirs.iter()
+            .map(|stored| {
+                absolute(&mut path, root, &stored.0);
+                DirId::of(Utf8Path::new(&path)) == Some(stored.1)
             })
             .collect()
     };
-    let mut chunks = Vec::new();
-    let mut dirs = dirs.into_iter().peekable();
-    while dirs.peek().is_some() {
-        chunks.push(dirs.by_ref().take(chunk).collect::<Vec<_>>());
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
+    let holds: Vec<bool> = std::thread::scope(|scope| {
+        let handles: Vec<_> = dirs
+            .chunks(chunk)
             .map(|chunk| scope.spawn(move || check(chunk)))
             .collect();
+        // A thread that failed holds nothing: its directories are listed.
         handles
             .into_iter()
             .flat_map(|handle| handle.join().unwrap_or_default())
             .collect()
-    })
+    });
+    let mut held = HashMap::with_capacity(dirs.len());
+    for (stored, holds) in dirs.into_iter().zip(holds) {
+        if holds {
+            let mut path = String::new();
+            absolute(&mut path, root, &stored.0);
+            held.insert(path, (stored.2, stored.1));
+        }
+    }
+    held
+}
+
+/// `root/dir` (`root` for an empty `dir`) into `path`.
+fn absolute(path: &mut String, root: &Utf8Path, dir: &str) {
+    path.clear();
+    path.push_str(root.as_str());
+    if !dir.is_empty() {
+        path.push('/');
+        path.push_str(dir);
+    }
 }
 
 /// Writes the walk's `visits` to `file` (replacing it atomically), each
@@ -223,11 +243,7 @@ pub(super) fn store(
                 .filter(|(name, is_dir)| enters(name, *is_dir) || keep.contains(name))
                 .cloned()
                 .collect();
-            Some(StoredDir {
-                dir: dir.as_str().to_owned(),
-                id,
-                names,
-            })
+            Some(StoredDir(dir.as_str().to_owned(), id, names))
         })
         .collect();
     let stored = Stored {
@@ -392,6 +408,11 @@ mod tests {
         assert!(problem.contains("is not a walk cache"), "{problem}");
         // Rewritten whole: the next walk reuses it.
         assert_eq!(walk(&root, &cache, later()).2, 13);
+
+        // A cache of another layout (an older or newer jit), silently.
+        fs::write(cache.file(), r#"{"version":1,"dirs":[{"dir":""}]}"#).unwrap();
+        let (found, dirs, reused, problem) = walk(&root, &cache, later());
+        assert_eq!((found.len(), dirs, reused, problem), (3, 13, 0, None));
 
         // The same cache for another root holds nothing for it, silently.
         let other = root.parent().unwrap().join("other");
