@@ -1087,6 +1087,7 @@ fn links_out_of_the_root_are_refused_at_every_depth_of_a_rule_folder() {
         ("../outside/rules/r.md", "OUTSIDE_RULE\n"),
         ("../outside/sub/s.md", "OUTSIDE_RULE\n"),
         ("../outside/file.md", "OUTSIDE_RULE\n"),
+        ("../outside/CLAUDE.md", "OUTSIDE_RULE\n"),
     ]);
     let outside = fixture.base.join("outside");
     // The whole rule folder, a sub-folder, and single files.
@@ -1094,6 +1095,9 @@ fn links_out_of_the_root_are_refused_at_every_depth_of_a_rule_folder() {
     fixture.symlink(&outside.join("sub"), "src/.claude/rules/linked");
     fixture.symlink(&outside.join("file.md"), "src/.claude/rules/linked.md");
     fixture.symlink(&outside.join("file.md"), "pkg/.claude/CLAUDE.md");
+    // A candidate name with a folder (`.claude/CLAUDE.md`), the folder a
+    // link out, its file no link.
+    fixture.symlink(&outside, "lib/.claude");
     let engine = fixture.engine();
     let steps = session(&engine, &["src/a.ts", "pkg/a.ts"]);
     assert_eq!(

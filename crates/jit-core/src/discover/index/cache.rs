@@ -379,6 +379,72 @@ mod tests {
         assert_eq!(walk(&root, &cache, later()).2, 13);
     }
 
+    /// The cache is written only when the walk saw something it does not
+    /// hold: a directory listed again, or one it holds that the walk no
+    /// longer visits.
+    #[cfg(unix)]
+    #[test]
+    fn the_cache_is_rewritten_only_when_the_walk_differs_from_it() {
+        use std::os::unix::fs::MetadataExt;
+        let (_dir, root, cache) = project();
+        let inode = || fs::metadata(cache.file()).unwrap().ino();
+        walk(&root, &cache, later());
+        let first = inode();
+        walk(&root, &cache, later());
+        assert_eq!(inode(), first, "nothing changed: not written again");
+
+        // A directory the cache holds and the walk does not visit.
+        let text = fs::read_to_string(cache.file()).unwrap();
+        let ghost = text.replacen("\"dirs\":[", "\"dirs\":[[\"ghost\",[1,2,3,4,5,6],[]],", 1);
+        assert_ne!(ghost, text);
+        fs::write(cache.file(), ghost).unwrap();
+        let (_, dirs, reused, _) = walk(&root, &cache, later());
+        assert_eq!((dirs, reused), (13, 13));
+        assert!(!fs::read_to_string(cache.file()).unwrap().contains("ghost"));
+
+        // A directory listed again.
+        let before = inode();
+        fs::write(root.join("p0/AGENTS.md"), "new\n").unwrap();
+        walk(&root, &cache, later());
+        assert_ne!(inode(), before);
+    }
+
+    /// Listings kept for one set of candidate names are not used for
+    /// another (a `jit.toml` renaming a convention's files): the names the
+    /// other looks for may not be in them.
+    #[test]
+    fn listings_kept_for_other_names_are_not_used() {
+        use crate::{SourceOptions, source_by_name};
+        let (_dir, root, cache) = project();
+        fs::write(root.join("p3/m1/RULES.md"), "renamed\n").unwrap();
+        walk(&root, &cache, later());
+        let renamed = vec![
+            source_by_name("claude", &SourceOptions::default().with_names(["RULES.md"])).unwrap(),
+        ];
+        let (files, report) = rule_files_cached_at(&root, &renamed, &cache, later());
+        assert_eq!(names(&root, &files), ["p3/m1/RULES.md"]);
+        assert_eq!((report.dirs, report.reused), (13, 0));
+    }
+
+    /// A cache file is read up to 64 MiB: a larger one is walked around
+    /// and said; one just over a megabyte is read.
+    #[test]
+    fn a_cache_file_is_read_up_to_its_bound() {
+        let (_dir, root, cache) = project();
+        walk(&root, &cache, later());
+        let mut text = fs::read_to_string(cache.file()).unwrap();
+        text.push_str(&" ".repeat(1 << 20));
+        fs::write(cache.file(), &text).unwrap();
+        let (_, _, reused, problem) = walk(&root, &cache, later());
+        assert_eq!((reused, problem), (13, None));
+
+        let big = fs::File::create(cache.file()).unwrap();
+        big.set_len(64 * 1024 * 1024 + 1).unwrap();
+        let (found, _, reused, problem) = walk(&root, &cache, later());
+        assert_eq!((found.len(), reused), (3, 0));
+        assert!(problem.unwrap().contains("over the 67108864-byte bound"));
+    }
+
     /// A directory changed within the settling time of its listing is not
     /// kept: its times may not show a change made in the same clock tick.
     #[test]
