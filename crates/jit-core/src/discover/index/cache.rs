@@ -438,6 +438,22 @@ mod tests {
         let (_, _, reused, problem) = walk(&root, &cache, later());
         assert_eq!((reused, problem), (13, None));
 
+        // Not a regular file (a FIFO, whose open would block): not read,
+        // said, then replaced by this walk's cache.
+        #[cfg(unix)]
+        {
+            fs::remove_file(cache.file()).unwrap();
+            let made = std::process::Command::new("mkfifo")
+                .arg(cache.file())
+                .status();
+            if made.is_ok_and(|s| s.success()) {
+                let (found, _, reused, problem) = walk(&root, &cache, later());
+                assert_eq!((found.len(), reused), (3, 0));
+                assert!(problem.unwrap().starts_with("cannot read"));
+                assert!(cache.file().is_file());
+            }
+        }
+
         let big = fs::File::create(cache.file()).unwrap();
         big.set_len(64 * 1024 * 1024 + 1).unwrap();
         let (found, _, reused, problem) = walk(&root, &cache, later());
