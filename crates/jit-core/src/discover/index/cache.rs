@@ -454,6 +454,12 @@ mod tests {
             }
         }
 
+        // Exactly at the bound: read (and found not to be a cache).
+        let big = fs::File::create(cache.file()).unwrap();
+        big.set_len(64 * 1024 * 1024).unwrap();
+        let problem = walk(&root, &cache, later()).3.unwrap();
+        assert!(problem.contains("is not a walk cache"), "{problem}");
+
         let big = fs::File::create(cache.file()).unwrap();
         big.set_len(64 * 1024 * 1024 + 1).unwrap();
         let (found, _, reused, problem) = walk(&root, &cache, later());
