@@ -1142,3 +1142,40 @@ fn links_out_of_the_root_are_refused_at_every_depth_of_a_rule_folder() {
     assert_eq!(along("pkg"), ["claude"], "a linked AGENTS.md is not a find");
     assert_eq!(along("src"), ["agents"]);
 }
+
+/// The project walk follows links that stay inside the root — a linked
+/// rule folder, a linked rule file in a plain folder — and, where a
+/// convention takes the first of its names found in a directory, counts
+/// that one alone.
+#[cfg(unix)]
+#[test]
+fn the_walk_follows_links_inside_and_counts_the_first_found_name_only() {
+    let fixture = Fixture::new(&[
+        ("shared/.claude/rules/s.md", "shared\n"),
+        ("src/.claude/rules/plain.md", "plain\n"),
+        ("api/AGENTS.override.md", "override\n"),
+        ("api/AGENTS.md", "shadowed\n"),
+    ]);
+    fixture.symlink(
+        &fixture.path("shared/.claude/rules/s.md"),
+        "src/.claude/rules/alias.md",
+    );
+    fixture.symlink(&fixture.path("shared/.claude"), "pkg/.claude");
+    let engine = fixture.engine();
+    let root = engine.root().to_owned();
+    let mut walked: Vec<String> = jit_core::find_rule_files(&root, &jit_core::all_sources())
+        .into_iter()
+        .map(|(_, path)| path.strip_prefix(&root).unwrap().to_string())
+        .collect();
+    walked.sort();
+    assert_eq!(
+        walked,
+        [
+            "api/AGENTS.override.md",
+            "pkg/.claude/rules/s.md",
+            "shared/.claude/rules/s.md",
+            "src/.claude/rules/alias.md",
+            "src/.claude/rules/plain.md"
+        ]
+    );
+}
