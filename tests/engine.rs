@@ -1088,6 +1088,7 @@ fn links_out_of_the_root_are_refused_at_every_depth_of_a_rule_folder() {
         ("../outside/sub/s.md", "OUTSIDE_RULE\n"),
         ("../outside/file.md", "OUTSIDE_RULE\n"),
         ("../outside/CLAUDE.md", "OUTSIDE_RULE\n"),
+        ("../outside/AGENTS.md", "OUTSIDE_RULE\n"),
     ]);
     let outside = fixture.base.join("outside");
     // The whole rule folder, a sub-folder, and single files.
@@ -1136,6 +1137,9 @@ fn links_out_of_the_root_are_refused_at_every_depth_of_a_rule_folder() {
             .collect()
     };
     assert_eq!(along("pkg"), ["claude"]);
+    // A directory on the way that is itself a link out of the root.
+    fixture.symlink(&outside, "ext");
+    assert_eq!(along("ext/deeper"), ["claude"], "its AGENTS.md is outside");
     fs::remove_dir_all(fixture.path("src/.claude")).unwrap();
     fixture.write("src/AGENTS.md", b"x\n");
     fixture.symlink(&outside.join("file.md"), "pkg/AGENTS.md");

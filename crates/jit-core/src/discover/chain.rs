@@ -52,6 +52,8 @@ pub(super) enum Refusal {
 /// its real path when it is, by whole segments after every link is
 /// followed; the reason it is not read otherwise.
 pub(super) fn contained(path: &Utf8Path, boundary: &Utf8Path) -> Result<Utf8PathBuf, Refusal> {
+    #[cfg(test)]
+    tests::CONTAINED.with(|count| count.set(count.get() + 1));
     match real_within(path, boundary) {
         Ok(Real::Inside(real)) => Ok(real),
         Ok(Real::Outside(real)) => Err(Refusal::Outside(real)),
@@ -262,7 +264,7 @@ impl Engine {
 
 #[cfg(test)]
 #[cfg(unix)]
-mod tests {
+pub(super) mod tests {
     use std::os::unix::fs::symlink;
 
     use super::*;
@@ -272,6 +274,9 @@ mod tests {
     thread_local! {
         /// How many levels this thread resolved from scratch.
         pub(super) static RESOLVED: Cell<usize> = const { Cell::new(0) };
+        /// How many paths this thread resolved with `realpath` to contain
+        /// them.
+        pub(in crate::discover) static CONTAINED: Cell<usize> = const { Cell::new(0) };
     }
 
     /// A project at `base/proj` with room beside it for what lies outside.

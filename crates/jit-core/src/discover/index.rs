@@ -332,8 +332,12 @@ fn dir_rule_files(
         out.extend(named.into_iter().map(|p| (i, p)));
         for rule_dir in source.rule_dirs() {
             if listed(listing, &rule_dir.path) {
+                let plain = match at.below(dir, &rule_dir.path) {
+                    Below::Plain => true,
+                    Below::Missing => continue,
+                    Below::Other => false,
+                };
                 let folder = dir.join(&rule_dir.path);
-                let plain = plain && at.plain_below(dir, &rule_dir.path);
                 let found = rule_folder_files(Plain { root, plain }, &folder, rule_dir);
                 out.extend(found.into_iter().map(|p| (i, p)));
             }
@@ -362,15 +366,32 @@ impl Plain<'_> {
         }
     }
 
-    /// Whether every component of `rel` below `dir` (this directory) is a
-    /// directory and no link, so `dir/rel` is its own real path too.
-    fn plain_below(self, dir: &Utf8Path, rel: &str) -> bool {
+    /// What `dir/rel` is, for `dir` this directory: its own real path too
+    /// (every component of `rel` a directory and no link), certainly
+    /// missing (one is absent, every one before it a plain directory), or
+    /// anything else (a link on the way, an error, not plain to begin with).
+    fn below(self, dir: &Utf8Path, rel: &str) -> Below {
+        if !self.plain {
+            return Below::Other;
+        }
         let mut at = dir.to_owned();
-        rel.split('/').all(|part| {
+        for part in rel.split('/') {
             at.push(part);
-            fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir())
-        })
+            match fs::symlink_metadata(&at) {
+                Ok(meta) if meta.is_dir() => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Below::Missing,
+                _ => return Below::Other,
+            }
+        }
+        Below::Plain
     }
+}
+
+/// What a folder below a plain directory is (see [`Plain::below`]).
+enum Below {
+    Plain,
+    Missing,
+    Other,
 }
 
 /// The listings of the directories the walk of `root` will visit, made on
@@ -485,14 +506,18 @@ fn named_files(
         if !listed(listing, name) {
             continue;
         }
-        let path = dir.join(name);
-        // A name with a folder (`.github/copilot-instructions.md`) may
-        // cross a linked folder: only a direct entry is judged by `lstat`.
-        let at = Plain {
-            plain: at.plain && !name.contains('/'),
-            ..at
+        // A name with a folder (`.claude/CLAUDE.md`) may cross a linked
+        // folder: it is plain only when the folder is.
+        let plain = match name.rsplit_once('/') {
+            None => at.plain,
+            Some((folder, _)) => match at.below(dir, folder) {
+                Below::Plain => true,
+                Below::Missing => continue,
+                Below::Other => false,
+            },
         };
-        if at.regular_inside(&path) {
+        let path = dir.join(name);
+        if (Plain { plain, ..at }).regular_inside(&path) {
             found.push(path);
             if first_found {
                 break;

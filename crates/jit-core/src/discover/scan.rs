@@ -1232,4 +1232,93 @@ mod tests {
             .collect();
         assert_eq!(includes, ["CLAUDE.md"]);
     }
+
+    /// Containment costs a `realpath` only for what is reached through a
+    /// link: in a tree without links, a touch, the project walk and
+    /// detection along a path resolve nothing; a linked `.claude` folder
+    /// (inside the root) is resolved, and its rules still load once; a rule
+    /// folder that is a link to itself is said to be unreadable.
+    #[cfg(unix)]
+    #[test]
+    fn only_what_is_reached_through_a_link_is_resolved() {
+        use super::super::chain::tests::CONTAINED;
+        use std::cell::Cell;
+        let dir = tempfile::tempdir().unwrap();
+        let root = camino::Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        for (path, text) in [
+            ("CLAUDE.md", "Root.\n"),
+            (
+                ".claude/rules/ts.md",
+                "---\npaths: [\"**/*.ts\"]\n---\nTS.\n",
+            ),
+            ("src/.claude/CLAUDE.md", "Src.\n"),
+            ("src/.claude/rules/deep/b.md", "B.\n"),
+            ("src/AGENTS.md", "Agents.\n"),
+            ("docs/.claude/CLAUDE.md", "Docs, no rule folder.\n"),
+        ] {
+            let path = root.join(path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        let engine = Engine::new(&root).unwrap().with_sources([
+            Arc::new(ClaudeSource::default()) as Arc<dyn RuleSource>,
+            Arc::new(AgentsSource::default()),
+        ]);
+        let counted = |run: &dyn Fn()| {
+            let before = CONTAINED.with(Cell::get);
+            run();
+            CONTAINED.with(Cell::get) - before
+        };
+        let mut state = DiscoveryState::default();
+        let touch = |state: &mut DiscoveryState, path: &str| {
+            engine.discover(state, Utf8Path::new(path), engine.root())
+        };
+        let before = CONTAINED.with(Cell::get);
+        let first = touch(&mut state, "src/a.ts");
+        touch(&mut state, "docs/a.md");
+        let resolved = CONTAINED.with(Cell::get) - before;
+        assert_eq!(resolved, 0, "no link, nothing resolved: {first:#?}");
+        assert_eq!(first.loaded.len(), 5, "{first:#?}");
+        let sources = crate::all_sources();
+        assert_eq!(
+            counted(&|| assert_eq!(crate::find_rule_files(&root, &sources).len(), 6)),
+            0
+        );
+        let along = [camino::Utf8PathBuf::from("src/deeper")];
+        assert_eq!(
+            counted(&|| assert_eq!(crate::detect_conventions_along(&root, &along).len(), 2)),
+            0
+        );
+
+        // A `.claude` folder that is a link (inside the root): resolved.
+        fs::create_dir_all(root.join("lib")).unwrap();
+        std::os::unix::fs::symlink(root.join("src/.claude"), root.join("lib/.claude")).unwrap();
+        let before = CONTAINED.with(Cell::get);
+        let linked = touch(&mut state, "lib/a.ts");
+        assert!(CONTAINED.with(Cell::get) > before);
+        assert!(
+            linked.loaded.is_empty(),
+            "already loaded through src: {linked:#?}"
+        );
+        assert!(
+            linked
+                .skipped
+                .iter()
+                .all(|s| s.reason == SkipReason::AlreadyLoaded)
+        );
+
+        // A rule folder that is a link to itself cannot be resolved: said.
+        fs::create_dir_all(root.join("loop/.claude")).unwrap();
+        std::os::unix::fs::symlink("rules", root.join("loop/.claude/rules")).unwrap();
+        let looped = touch(&mut state, "loop/a.ts");
+        let row = looped
+            .skipped
+            .iter()
+            .find(|s| s.file == "loop/.claude/rules");
+        assert_eq!(
+            row.map(|s| s.reason),
+            Some(SkipReason::Unreadable),
+            "{looped:#?}"
+        );
+    }
 }
