@@ -1114,14 +1114,8 @@ fn links_out_of_the_root_are_refused_at_every_depth_of_a_rule_folder() {
     assert!(!format!("{steps:?}").contains("OUTSIDE_RULE"));
 
     let root = engine.root().to_owned();
-    let sources = jit_core::all_sources();
-    let mut walked: Vec<String> = jit_core::find_rule_files(&root, &sources)
-        .into_iter()
-        .map(|(_, path)| path.strip_prefix(&root).unwrap().to_string())
-        .collect();
-    walked.sort();
     assert_eq!(
-        walked,
+        walked(&root),
         [
             "src/.claude/CLAUDE.md",
             "src/.claude/rules/deeper/plain2.md",
@@ -1167,13 +1161,8 @@ fn the_walk_follows_links_inside_and_counts_the_first_found_name_only() {
     fixture.symlink(&fixture.path("shared/.claude"), "pkg/.claude");
     let engine = fixture.engine();
     let root = engine.root().to_owned();
-    let mut walked: Vec<String> = jit_core::find_rule_files(&root, &jit_core::all_sources())
-        .into_iter()
-        .map(|(_, path)| path.strip_prefix(&root).unwrap().to_string())
-        .collect();
-    walked.sort();
     assert_eq!(
-        walked,
+        walked(&root),
         [
             "api/AGENTS.override.md",
             "pkg/.claude/rules/s.md",
@@ -1182,4 +1171,15 @@ fn the_walk_follows_links_inside_and_counts_the_first_found_name_only() {
             "src/.claude/rules/plain.md"
         ]
     );
+}
+
+/// The rule files the project walk finds under `root` for every shipped
+/// convention, root-relative and sorted.
+fn walked(root: &Utf8Path) -> Vec<String> {
+    let mut walked: Vec<String> = jit_core::find_rule_files(root, &jit_core::all_sources())
+        .into_iter()
+        .map(|(_, path)| path.strip_prefix(root).unwrap().to_string())
+        .collect();
+    walked.sort();
+    walked
 }
