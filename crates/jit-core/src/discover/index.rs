@@ -828,6 +828,29 @@ fn entry(
     })
 }
 
+/// The project's rule files for the index: `walk`'s when it stands in for
+/// a walk with the engine's sources, else a walk of their own (through
+/// `cache` when given); with what that walk did with its cache.
+fn index_files(
+    engine: &Engine,
+    walk: Option<&ProjectWalk>,
+    cache: Option<&WalkCache>,
+) -> (Vec<(usize, Utf8PathBuf)>, Option<WalkCacheReport>) {
+    let (root, sources) = (engine.root(), engine.sources());
+    if let Some(walk) = walk
+        && let Some(files) = walk.files_for(root, sources)
+    {
+        return (files, walk.cache.clone());
+    }
+    match cache {
+        Some(cache) => {
+            let (files, report) = rule_files_cached(root, sources, cache);
+            (files, Some(report))
+        }
+        None => (rule_files(root, sources), None),
+    }
+}
+
 /// Builds the index of what `report` did not load, within `max_bytes` of JSON.
 pub(crate) fn build(
     engine: &Engine,
@@ -856,17 +879,7 @@ pub(crate) fn build(
             candidates.push(entry);
         }
     }
-    let mut cache_report = walk.and_then(|walk| walk.cache.clone());
-    let files = walk
-        .and_then(|walk| walk.files_for(root, engine.sources()))
-        .unwrap_or_else(|| match cache {
-            Some(cache) => {
-                let (files, report) = rule_files_cached(root, engine.sources(), cache);
-                cache_report = Some(report);
-                files
-            }
-            None => rule_files(root, engine.sources()),
-        });
+    let (files, cache_report) = index_files(engine, walk, cache);
     for (i, path) in files.into_iter().take(MAX_INDEX_FILES) {
         let Some(source) = engine.sources().get(i) else {
             continue;
