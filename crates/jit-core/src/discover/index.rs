@@ -860,7 +860,6 @@ pub(crate) fn build(
     walk: Option<&ProjectWalk>,
     cache: Option<&WalkCache>,
 ) -> RuleIndex {
-    let root = engine.root();
     let loaded: std::collections::HashSet<&str> =
         report.loaded.iter().map(|l| l.file.as_str()).collect();
     let mut candidates = Vec::new();
