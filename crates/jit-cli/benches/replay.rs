@@ -154,6 +154,12 @@ fn replay(fixture: &Fixture) -> String {
         .arg(&fixture.root)
         .arg(&fixture.transcript)
         .env("HOME", fixture.root.join("no-home"))
+        // No state outside the fixture, and no walk cache (which would live
+        // under that home, inside the replayed repository): the figure
+        // stays comparable with the one before the cache.
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("JIT_STATE_DIR")
+        .env("JIT_WALK_CACHE", "off")
         .output()
         .unwrap();
     assert!(
