@@ -1100,6 +1100,20 @@ mod tests {
         let at_limit = format!("{}CLAUDE.md", "d/".repeat(super::MAX_WALK_DEPTH));
         assert_eq!(found(&root), [at_limit]);
 
+        // A recursive rule folder is entered as deep, from the folder.
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        let mut deep = root.join(".claude/rules");
+        for level in 0..=super::MAX_WALK_DEPTH + 1 {
+            fs::create_dir_all(&deep).unwrap();
+            if level >= super::MAX_WALK_DEPTH {
+                fs::write(deep.join("r.md"), "x\n").unwrap();
+            }
+            deep.push("d");
+        }
+        let at_limit = format!(".claude/rules/{}r.md", "d/".repeat(super::MAX_WALK_DEPTH));
+        assert_eq!(found(&root), [at_limit]);
+
         let dir = tempfile::tempdir().unwrap();
         let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
         // The root and the first MAX_WALK_DIRS - 1 sub-directories are
