@@ -133,7 +133,9 @@ pub(super) fn load(
         Ok(None) => return (HashMap::new(), 0, None),
         Err(problem) => return (HashMap::new(), 0, Some(problem)),
     };
-    if stored.version != VERSION || stored.root != root.as_str() || stored.keep != keep {
+    // (Another layout was left alone by `read`.) Another root's listings
+    // would fail their identity check anyway; other names' lack names.
+    if stored.root != root.as_str() || stored.keep != keep {
         return (HashMap::new(), 0, None);
     }
     let count = stored.dirs.len();
