@@ -270,9 +270,25 @@ pub(super) fn save(
     result
 }
 
-/// Removes state and lock files not modified for [`PRUNE_AFTER`]; returns
-/// how many. Event logs stay: they are the history `jit stats` reads.
+/// Removes state and lock files, and walk caches, not modified for
+/// [`PRUNE_AFTER`]; returns how many. Event logs stay: they are the history
+/// `jit stats` reads.
 pub(super) fn prune(dir: &Utf8Path, now: SystemTime) -> usize {
+    let ours = |name: &str| {
+        name.ends_with(".state.json")
+            || name.ends_with(".lock")
+            || name.ends_with(".state.json.corrupt")
+    };
+    // Walk caches (`walks/`, see `crate::walk_cache`) too: one untouched
+    // this long belongs to a project not opened since, or is rebuilt by
+    // one walk.
+    let walk_cache = |name: &str| name.ends_with(".json") || name.ends_with(".tmp");
+    prune_in(dir, now, ours) + prune_in(&dir.join("walks"), now, walk_cache)
+}
+
+/// Removes the files of `dir` whose name `ours` accepts, untouched for
+/// longer than [`PRUNE_AFTER`] before `now`; how many.
+fn prune_in(dir: &Utf8Path, now: SystemTime, ours: impl Fn(&str) -> bool) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
     };
@@ -280,10 +296,7 @@ pub(super) fn prune(dir: &Utf8Path, now: SystemTime) -> usize {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let ours = name.ends_with(".state.json")
-            || name.ends_with(".lock")
-            || name.ends_with(".state.json.corrupt");
-        if !ours {
+        if !ours(name) {
             continue;
         }
         let old = entry
@@ -346,5 +359,20 @@ mod tests {
         assert!(dir.join("a.events.jsonl").exists());
         assert!(dir.join("notes.txt").exists());
         assert!(!dir.join("a.state.json").exists());
+    }
+
+    #[test]
+    fn old_walk_caches_are_pruned_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = Utf8Path::from_path(dir.path()).unwrap();
+        fs::create_dir_all(dir.join("walks")).unwrap();
+        for name in ["proj-0123456789abcdef.json", ".proj.json.42.tmp", "README"] {
+            fs::write(dir.join("walks").join(name), "x").unwrap();
+        }
+        let now = SystemTime::now();
+        assert_eq!(prune(dir, now), 0, "fresh caches stay");
+        assert_eq!(prune(dir, now + PRUNE_AFTER + Duration::from_secs(60)), 2);
+        assert!(dir.join("walks/README").exists());
+        assert!(!dir.join("walks/proj-0123456789abcdef.json").exists());
     }
 }
