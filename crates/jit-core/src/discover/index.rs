@@ -219,8 +219,7 @@ fn rule_files_cached_at(
     let files = walk_listed(root, sources, ahead, Some(&mut visits));
     let reused = visits.iter().filter(|v| v.reused).count();
     if reused < visits.len() || reused < stored {
-        let enters = |name: &str, is_dir: bool| enters(name, is_dir);
-        if let Err(err) = cache::store(cache.file(), root, &keep, &visits, enters, now) {
+        if let Err(err) = cache::store(cache.file(), root, &keep, &visits, now) {
             problem = Some(err);
         }
     }

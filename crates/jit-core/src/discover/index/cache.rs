@@ -223,7 +223,7 @@ fn absolute(path: &mut String, root: &Utf8Path, dir: &str) {
 }
 
 /// Writes the walk's `visits` to `file` (replacing it atomically), each
-/// listing cut to the subdirectories the walk enters (`enters`) and the
+/// listing cut to the subdirectories the walk enters and the
 /// names in `keep`; directories changed too recently before `now` (when
 /// they were listed) are left out, so the next walk lists them again.
 pub(super) fn store(
@@ -231,7 +231,6 @@ pub(super) fn store(
     root: &Utf8Path,
     keep: &[String],
     visits: &[Visit],
-    enters: impl Fn(&str, bool) -> bool,
     now: SystemTime,
 ) -> Result<(), String> {
     let dirs = visits
@@ -242,7 +241,7 @@ pub(super) fn store(
             let names = visit
                 .listing
                 .iter()
-                .filter(|(name, is_dir)| enters(name, *is_dir) || keep.contains(name))
+                .filter(|(name, is_dir)| super::enters(name, *is_dir) || keep.contains(name))
                 .cloned()
                 .collect();
             Some(StoredDir(dir.as_str().to_owned(), id, names))
