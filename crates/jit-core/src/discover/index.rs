@@ -218,10 +218,10 @@ fn rule_files_cached_at(
     let mut visits = Vec::new();
     let files = walk_listed(root, sources, ahead, Some(&mut visits));
     let reused = visits.iter().filter(|v| v.reused).count();
-    if reused < visits.len() || reused < stored {
-        if let Err(err) = cache::store(cache.file(), root, &keep, &visits, now) {
-            problem = Some(err);
-        }
+    if (reused < visits.len() || reused < stored)
+        && let Err(err) = cache::store(cache.file(), root, &keep, &visits, now)
+    {
+        problem = Some(err);
     }
     let report = WalkCacheReport {
         file: cache.file().to_string(),
