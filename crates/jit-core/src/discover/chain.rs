@@ -62,6 +62,34 @@ pub(super) fn contained(path: &Utf8Path, boundary: &Utf8Path) -> Result<Utf8Path
     }
 }
 
+/// What an entry of a directory that is its own real path is, by `lstat`.
+pub(super) enum PlainEntry {
+    /// A directory and no link: its own real path too.
+    Dir(fs::Metadata),
+    /// Certainly not there (absent, or below something that is no directory).
+    Absent,
+    /// A link, anything else, or an error: only `contained` can tell.
+    Other,
+}
+
+/// Classifies `path`, an entry of a directory that is its own real path,
+/// with one `lstat`: the containment of what is reached through no link.
+pub(super) fn plain_entry(path: &Utf8Path) -> PlainEntry {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => PlainEntry::Dir(meta),
+        Err(err) if is_absent(&err) => PlainEntry::Absent,
+        _ => PlainEntry::Other,
+    }
+}
+
+/// Whether an I/O error says the path is not there.
+pub(super) fn is_absent(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
 impl Engine {
     /// The root-relative form of an absolute path that went through
     /// [`crate::resolve_parents`], if it is inside the root: lexically under

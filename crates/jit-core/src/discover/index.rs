@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
-use super::chain::contained;
+use super::chain::{PlainEntry, contained, plain_entry};
 use super::startup::StartupReport;
 use super::{DiscoveryState, Engine};
 use crate::rule::source::{Precedence, RuleDir, RuleSource, all_sources};
@@ -376,10 +376,10 @@ impl Plain<'_> {
         let mut at = dir.to_owned();
         for part in rel.split('/') {
             at.push(part);
-            match fs::symlink_metadata(&at) {
-                Ok(meta) if meta.is_dir() => {}
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Below::Missing,
-                _ => return Below::Other,
+            match plain_entry(&at) {
+                PlainEntry::Dir(_) => {}
+                PlainEntry::Absent => return Below::Missing,
+                PlainEntry::Other => return Below::Other,
             }
         }
         Below::Plain
@@ -772,7 +772,7 @@ pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Ar
                 plain = *known;
                 continue;
             }
-            plain = plain && fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir());
+            plain = plain && matches!(plain_entry(&at), PlainEntry::Dir(_));
             chain.push((at.clone(), plain));
         }
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::chain::{ChainLevel, Level, Refusal, contained};
+use super::chain::{ChainLevel, Level, PlainEntry, Refusal, contained, is_absent, plain_entry};
 use super::state::{DiscoveryState, Replay, ScanRecord, record_is_fresh};
 use super::{Discovery, Engine, MAX_RULE_FILES_PER_FOLDER};
 use crate::rule::scope::ScopeMatcher;
@@ -522,15 +522,14 @@ impl<'a> DirScan<'a> {
     /// (after a skipped row, unless it does not exist).
     fn rule_folder(&mut self, folder: &Utf8Path) -> Option<(Utf8PathBuf, Option<fs::Metadata>)> {
         if folder.parent().is_some_and(|parent| self.is_plain(parent)) {
-            match fs::symlink_metadata(folder) {
-                // No link, in a folder that is its own real path.
-                Ok(meta) if meta.is_dir() => {
+            match plain_entry(folder) {
+                PlainEntry::Dir(meta) => {
                     self.plain.push(folder.to_owned());
                     return Some((folder.to_owned(), Some(meta)));
                 }
-                Err(err) if is_absent(&err) => return None,
+                PlainEntry::Absent => return None,
                 // A link, or anything odd: resolved and contained below.
-                _ => {}
+                PlainEntry::Other => {}
             }
         }
         match contained(folder, self.boundary) {
@@ -1041,13 +1040,6 @@ impl<'a> DirScan<'a> {
             &format!("cannot read: {err}"),
         );
     }
-}
-
-fn is_absent(err: &io::Error) -> bool {
-    matches!(
-        err.kind(),
-        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-    )
 }
 
 #[cfg(test)]
