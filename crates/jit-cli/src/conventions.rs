@@ -270,6 +270,7 @@ fn resolve_with(
         .as_ref()
         .and_then(|index| index.max_bytes)
         .unwrap_or(DEFAULT_INDEX_BYTES);
+    let walk_cache = crate::walk_cache::for_root(root);
     let build = |names: &[String]| -> anyhow::Result<Vec<Arc<dyn RuleSource>>> {
         let mut sources: Vec<Arc<dyn RuleSource>> = Vec::new();
         for name in names {
@@ -294,7 +295,7 @@ fn resolve_with(
             origin: Origin::Flag,
             index_bytes,
             walk: None,
-            walk_cache: crate::walk_cache::for_root(root),
+            walk_cache,
         });
     }
     if let Some(names) = &config.conventions {
@@ -309,16 +310,16 @@ fn resolve_with(
             origin: Origin::Config,
             index_bytes,
             walk: None,
-            walk_cache: crate::walk_cache::for_root(root),
+            walk_cache,
         });
     }
-    let (detected, walk) = fallback_names(root, fallback);
+    let (detected, walk) = fallback_names(root, fallback, walk_cache.as_ref());
     Ok(Conventions {
         sources: build(&detected)?,
         origin: Origin::Detected,
         index_bytes,
         walk,
-        walk_cache: crate::walk_cache::for_root(root),
+        walk_cache,
     })
 }
 
@@ -327,10 +328,11 @@ fn resolve_with(
 fn fallback_names(
     root: &Utf8Path,
     fallback: Fallback<'_>,
+    cache: Option<&jit_core::WalkCache>,
 ) -> (Vec<String>, Option<Arc<jit_core::ProjectWalk>>) {
     match fallback {
         Fallback::Detect => {
-            let walk = Arc::new(project_walk(root));
+            let walk = Arc::new(project_walk(root, cache));
             let names = walk
                 .conventions()
                 .iter()
@@ -356,20 +358,21 @@ fn fallback_names(
 /// The conventions found in the repository, with default options: what
 /// a caller that must not fail falls back on when `jit.toml` is broken.
 pub(crate) fn detected(root: &Utf8Path) -> Conventions {
-    let walk = Arc::new(project_walk(root));
+    let walk_cache = crate::walk_cache::for_root(root);
+    let walk = Arc::new(project_walk(root, walk_cache.as_ref()));
     Conventions {
         sources: walk.conventions(),
         origin: Origin::Detected,
         index_bytes: DEFAULT_INDEX_BYTES,
         walk: Some(walk),
-        walk_cache: None,
+        walk_cache,
     }
 }
 
-/// A walk of the project at `root`, through its walk cache when it has one.
-fn project_walk(root: &Utf8Path) -> jit_core::ProjectWalk {
-    match crate::walk_cache::for_root(root) {
-        Some(cache) => jit_core::ProjectWalk::with_cache(root, &cache),
+/// A walk of the project at `root`, through `cache` when there is one.
+fn project_walk(root: &Utf8Path, cache: Option<&jit_core::WalkCache>) -> jit_core::ProjectWalk {
+    match cache {
+        Some(cache) => jit_core::ProjectWalk::with_cache(root, cache),
         None => jit_core::ProjectWalk::new(root),
     }
 }
