@@ -112,7 +112,8 @@ struct Stored {
 #[derive(Serialize, Deserialize)]
 struct StoredDir(String, DirId, Listing);
 
-/// What is read first, to leave a cache of another layout alone.
+/// What is read of a cache that does not parse, to leave a cache of
+/// another layout alone.
 #[derive(Deserialize)]
 struct Header {
     version: u32,
@@ -167,12 +168,17 @@ fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
     let not_a_cache = |err: serde_json::Error| {
         format!("{file} is not a walk cache ({err}); every directory was listed")
     };
-    let header: Header = serde_json::from_slice(&text).map_err(not_a_cache)?;
-    if header.version != VERSION {
-        // Another layout (an older or newer jit): walked around, replaced.
-        return Ok(None);
+    // One parse when the layout is this one; the header is read only to
+    // tell another layout (an older or newer jit: walked around, replaced)
+    // from a file that is no cache.
+    match serde_json::from_slice::<Stored>(&text) {
+        Ok(stored) if stored.version == VERSION => Ok(Some(stored)),
+        Ok(_) => Ok(None),
+        Err(err) => match serde_json::from_slice::<Header>(&text) {
+            Ok(header) if header.version != VERSION => Ok(None),
+            _ => Err(not_a_cache(err)),
+        },
     }
-    serde_json::from_slice(&text).map(Some).map_err(not_a_cache)
 }
 
 /// The stored listings whose directories are as they were, checked on up
@@ -502,6 +508,20 @@ mod tests {
         fs::write(cache.file(), r#"{"version":1,"dirs":[{"dir":""}]}"#).unwrap();
         let (found, dirs, reused, problem) = walk(&root, &cache, later());
         assert_eq!((found.len(), dirs, reused, problem), (3, 13, 0, None));
+        // ... even one whose shape is this layout's.
+        let stored = fs::read_to_string(cache.file()).unwrap();
+        assert!(stored.starts_with(r#"{"version":2,"#), "{stored}");
+        fs::write(
+            cache.file(),
+            stored.replacen(r#""version":2"#, r#""version":3"#, 1),
+        )
+        .unwrap();
+        let (found, dirs, reused, problem) = walk(&root, &cache, later());
+        assert_eq!((found.len(), dirs, reused, problem), (3, 13, 0, None));
+        // This layout's version with a broken body is no cache.
+        fs::write(cache.file(), r#"{"version":2,"dirs":5}"#).unwrap();
+        let problem = walk(&root, &cache, later()).3.unwrap();
+        assert!(problem.contains("is not a walk cache"), "{problem}");
 
         // The same cache for another root holds nothing for it, silently.
         let other = root.parent().unwrap().join("other");
