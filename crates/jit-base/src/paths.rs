@@ -203,6 +203,12 @@ pub fn relative_to<'a>(path: &'a Utf8Path, root: &Utf8Path) -> Option<&'a Utf8Pa
 
 /// Joins root-relative segments with `/` whatever the platform.
 pub fn slash(rel: &Utf8Path) -> String {
+    let text = rel.as_str();
+    // Already in that form (most paths): the components would join back
+    // to the same text.
+    if cfg!(unix) && is_slashed(text) {
+        return text.to_owned();
+    }
     let mut out = String::with_capacity(rel.as_str().len());
     for (i, component) in rel.components().enumerate() {
         if i > 0 {
@@ -211,6 +217,16 @@ pub fn slash(rel: &Utf8Path) -> String {
         out.push_str(component.as_str());
     }
     out
+}
+
+/// Whether `text` is a relative path its components join back to: no
+/// leading, doubled or trailing `/`, no `.` component after the first.
+fn is_slashed(text: &str) -> bool {
+    !text.starts_with('/')
+        && !text.ends_with('/')
+        && !text.ends_with("/.")
+        && !text.contains("//")
+        && !text.contains("/./")
 }
 
 #[cfg(test)]
@@ -339,6 +355,34 @@ mod tests {
         assert_eq!(slash(Utf8Path::new("src/ui/a.ts")), "src/ui/a.ts");
         assert_eq!(slash(Utf8Path::new("a")), "a");
         assert_eq!(slash(Utf8Path::new("")), "");
+        // Components, not text: separators and `.` are tidied.
+        assert_eq!(slash(Utf8Path::new("src//ui/./a.ts/")), "src/ui/a.ts");
+        assert_eq!(slash(Utf8Path::new("src/.")), "src");
+        assert_eq!(slash(Utf8Path::new("./src/../a")), "./src/../a");
+    }
+
+    /// The text is taken as it is only when its components would join back
+    /// to it: every path over a small alphabet, up to six characters.
+    #[test]
+    fn slash_keeps_a_path_as_written_only_when_its_components_agree() {
+        fn joined(rel: &Utf8Path) -> String {
+            let parts: Vec<&str> = rel.components().map(|c| c.as_str()).collect();
+            parts.join("/")
+        }
+        let mut paths = vec![String::new()];
+        for _ in 0..6 {
+            let longer: Vec<String> = paths
+                .iter()
+                .flat_map(|p| ["a", "/", "."].map(|c| format!("{p}{c}")))
+                .collect();
+            paths.extend(longer);
+        }
+        paths.sort();
+        paths.dedup();
+        for path in &paths {
+            let path = Utf8Path::new(path);
+            assert_eq!(slash(path), joined(path), "{path:?}");
+        }
     }
 
     #[test]
