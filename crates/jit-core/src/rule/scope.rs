@@ -49,6 +49,9 @@ pub struct CompiledScope {
     /// The parsed patterns, kept until the set is built.
     globs: Vec<Glob>,
     set: OnceLock<GlobSet>,
+    /// The patterns as a `Debug` list, made once for the decisions'
+    /// details (a scope miss names them on every touch it misses).
+    shown: OnceLock<String>,
 }
 
 impl CompiledScope {
@@ -79,6 +82,7 @@ impl CompiledScope {
             prefixes,
             globs,
             set: OnceLock::new(),
+            shown: OnceLock::new(),
         };
         if scope.patterns.iter().map(String::len).sum::<usize>() > LAZY_SCOPE_BYTES {
             let set = build(&scope.globs, &scope.patterns)?;
@@ -109,6 +113,12 @@ impl CompiledScope {
         &self.patterns
     }
 
+    /// The patterns as a `Debug` list (`["src/**/*.ts", "lib/"]`), made on
+    /// first use and kept.
+    pub(crate) fn patterns_shown(&self) -> &str {
+        self.shown.get_or_init(|| format!("{:?}", self.patterns))
+    }
+
     /// Whether `subject` (root-relative, `/`-separated) matches any pattern.
     pub fn is_match(&self, subject: &str) -> bool {
         self.may_match(subject) && self.set().is_match(subject)
@@ -116,7 +126,9 @@ impl CompiledScope {
 
     /// The first pattern that matches `subject`, for explanations.
     pub fn first_match(&self, subject: &str) -> Option<&str> {
-        if !self.may_match(subject) {
+        // Most subjects match nothing: `is_match` can stop at the first
+        // sign of that, the list of every match cannot.
+        if !self.is_match(subject) {
             return None;
         }
         self.set()
@@ -206,11 +218,17 @@ impl ScopeMatcher for TouchedPathMatcher<'_> {
         match scope.first_match(self.subject) {
             Some(pattern) => ScopeDecision {
                 matched: true,
-                detail: format!("`{}` matches `{pattern}`", self.subject),
+                detail: ["`", self.subject, "` matches `", pattern, "`"].concat(),
             },
             None => ScopeDecision {
                 matched: false,
-                detail: format!("`{}` matches none of {:?}", self.subject, scope.patterns()),
+                detail: [
+                    "`",
+                    self.subject,
+                    "` matches none of ",
+                    scope.patterns_shown(),
+                ]
+                .concat(),
             },
         }
     }
@@ -265,9 +283,9 @@ impl<L: SignalList + ?Sized> ScopeMatcher for SignalMatcher<'_, L> {
         ScopeDecision {
             matched: false,
             detail: format!(
-                "no startup signal {:?} matches {:?}",
+                "no startup signal {:?} matches {}",
                 signals,
-                scope.patterns()
+                scope.patterns_shown()
             ),
         }
     }
