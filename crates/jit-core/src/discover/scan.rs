@@ -745,17 +745,25 @@ impl<'a> DirScan<'a> {
     /// Skips a candidate already in the context at the stamp it has now,
     /// naming how it first came in when that was another way.
     fn skip_unchanged(&mut self, source: &dyn RuleSource, candidate: &Utf8Path, real: &Utf8Path) {
-        let here = format!("{} ({})", self.engine.display(candidate), source.name());
+        let file = self.engine.display(candidate);
+        // An origin reads `FILE (SOURCE)` (see `set_origin`).
+        let came_here = |first: &str| {
+            first
+                .strip_prefix(file.as_str())
+                .and_then(|rest| rest.strip_prefix(" ("))
+                .and_then(|rest| rest.strip_suffix(')'))
+                == Some(source.name())
+        };
         let detail = match self.state.origins.get(real.as_str()) {
             // One file, one block: a second arrival (an import, another
             // convention, a link) names the first.
-            Some(first) if *first != here => format!(
+            Some(first) if !came_here(first) => format!(
                 "already in the context and unchanged since it was read: it came in as \
                  {first}"
             ),
             _ => "already in the context and unchanged since it was read".to_owned(),
         };
-        self.skip(candidate, SkipReason::AlreadyLoaded, &detail);
+        self.skip_shown(file, SkipReason::AlreadyLoaded, detail);
     }
 
     /// Decides whether a rule file parses, from the cache while its stamp
@@ -836,7 +844,8 @@ impl<'a> DirScan<'a> {
                     // Not for this file, maybe for the next one here: the
                     // directory must stay unscanned.
                     self.complete = false;
-                    self.skip(candidate, SkipReason::ScopeMiss, &decision.detail);
+                    let file = self.engine.display(candidate);
+                    self.skip_shown(file, SkipReason::ScopeMiss, decision.detail);
                     return None;
                 }
                 Some((
@@ -1017,15 +1026,21 @@ impl<'a> DirScan<'a> {
     }
 
     fn skip(&mut self, candidate: &Utf8Path, reason: SkipReason, detail: &str) {
+        let file = self.engine.display(candidate);
+        self.skip_shown(file, reason, detail.to_owned());
+    }
+
+    /// [`DirScan::skip`] of a candidate already shown as `file`.
+    fn skip_shown(&mut self, file: String, reason: SkipReason, detail: String) {
         if !self.judging {
             // A row a replay would not reproduce (a shadowed name, a
             // folder over the limit or outside the root): no replay.
             self.blocked = true;
         }
         self.out.skipped.push(SkippedRule {
-            file: self.engine.display(candidate),
+            file,
             reason,
-            detail: detail.to_owned(),
+            detail,
             source: self.source_name.to_owned(),
         });
     }
