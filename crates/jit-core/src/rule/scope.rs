@@ -1,9 +1,12 @@
 //! Scope matching: compiled `paths:` globs and the `ScopeMatcher` trait with its JIT and signal implementations.
 
+mod simple;
+
 use std::sync::OnceLock;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use jit_base::{Error, ErrorKind};
+use simple::SimpleGlob;
 
 /// Scopes whose patterns add up to at most this many bytes are compiled on
 /// their first possible match instead of up front. Parsing (which finds
@@ -48,6 +51,9 @@ pub struct CompiledScope {
     prefixes: Vec<String>,
     /// The parsed patterns, kept until the set is built.
     globs: Vec<Glob>,
+    /// Every pattern in its simple form, when each has one: then the glob
+    /// set is never built (see [`simple`]).
+    simple: Option<Vec<SimpleGlob>>,
     set: OnceLock<GlobSet>,
     /// The patterns as a `Debug` list, made once for the decisions'
     /// details (a scope miss names them on every touch it misses).
@@ -77,14 +83,18 @@ impl CompiledScope {
             kept.push(pattern.to_owned());
         }
         let prefixes = kept.iter().map(|p| literal_prefix(p).to_owned()).collect();
+        let simple = kept.iter().map(|p| SimpleGlob::new(p)).collect();
         let scope = CompiledScope {
             patterns: kept,
             prefixes,
             globs,
+            simple,
             set: OnceLock::new(),
             shown: OnceLock::new(),
         };
-        if scope.patterns.iter().map(String::len).sum::<usize>() > LAZY_SCOPE_BYTES {
+        if scope.simple.is_none()
+            && scope.patterns.iter().map(String::len).sum::<usize>() > LAZY_SCOPE_BYTES
+        {
             let set = build(&scope.globs, &scope.patterns)?;
             let _ = scope.set.set(set);
         }
@@ -121,7 +131,13 @@ impl CompiledScope {
 
     /// Whether `subject` (root-relative, `/`-separated) matches any pattern.
     pub fn is_match(&self, subject: &str) -> bool {
-        self.may_match(subject) && self.set().is_match(subject)
+        if !self.may_match(subject) {
+            return false;
+        }
+        match &self.simple {
+            Some(simple) => simple.iter().any(|glob| glob.is_match(subject)),
+            None => self.set().is_match(subject),
+        }
     }
 
     /// The first pattern that matches `subject`, for explanations.
@@ -130,6 +146,10 @@ impl CompiledScope {
         // sign of that, the list of every match cannot.
         if !self.is_match(subject) {
             return None;
+        }
+        if let Some(simple) = &self.simple {
+            let first = simple.iter().position(|glob| glob.is_match(subject))?;
+            return self.patterns.get(first).map(String::as_str);
         }
         self.set()
             .matches(subject)
@@ -376,18 +396,18 @@ mod tests {
     /// built up front, so a failure is still an error of `new`.
     #[test]
     fn a_small_scope_is_built_on_its_first_possible_match() {
-        let scope = CompiledScope::new(["src/ui/**/*.tsx", "docs/*.md"]).unwrap();
+        let scope = CompiledScope::new(["src/ui/**/*.tsx", "docs/*.{md,txt}"]).unwrap();
         assert!(scope.set.get().is_none());
         assert_eq!(scope.first_match("lib/a.tsx"), None);
         assert!(!scope.is_match("tools/x.md"));
         assert!(scope.set.get().is_none());
-        assert_eq!(scope.first_match("docs/a.md"), Some("docs/*.md"));
+        assert_eq!(scope.first_match("docs/a.md"), Some("docs/*.{md,txt}"));
         assert!(scope.set.get().is_some());
 
-        let long = format!("{}/**", "d".repeat(LAZY_SCOPE_BYTES));
+        let long = format!("{}/{{a,b}}", "d".repeat(LAZY_SCOPE_BYTES));
         let scope = CompiledScope::new([long.as_str()]).unwrap();
         assert!(scope.set.get().is_some());
-        let just = "e".repeat(LAZY_SCOPE_BYTES);
+        let just = format!("{}{{a,b}}", "e".repeat(LAZY_SCOPE_BYTES - 5));
         assert!(
             CompiledScope::new([just.as_str()])
                 .unwrap()
@@ -395,6 +415,31 @@ mod tests {
                 .get()
                 .is_none()
         );
+    }
+
+    /// A scope of simple patterns only (literal text, `*`, `?`, `**` as a
+    /// segment) never builds the automata, however long or matched; one
+    /// pattern that needs them sends the whole scope to the glob set.
+    #[test]
+    fn a_simple_scope_never_builds_the_glob_set() {
+        let scope = CompiledScope::new(["src/ui/**/*.tsx", "docs/?.md", "**/test/**"]).unwrap();
+        assert!(scope.simple.is_some());
+        assert_eq!(scope.first_match("src/ui/a/b.tsx"), Some("src/ui/**/*.tsx"));
+        assert_eq!(scope.first_match("docs/a.md"), Some("docs/?.md"));
+        assert_eq!(scope.first_match("x/test/y.rs"), Some("**/test/**"));
+        assert_eq!(scope.first_match("docs/ab.md"), None);
+        assert!(scope.set.get().is_none());
+
+        let long = format!("{}/**", "d".repeat(LAZY_SCOPE_BYTES));
+        let scope = CompiledScope::new([long.as_str()]).unwrap();
+        assert!(scope.is_match(&format!("{}/x", "d".repeat(LAZY_SCOPE_BYTES))));
+        assert!(scope.set.get().is_none());
+
+        let mixed = CompiledScope::new(["src/**", "lib/[ab].rs"]).unwrap();
+        assert!(mixed.simple.is_none());
+        assert_eq!(mixed.first_match("lib/a.rs"), Some("lib/[ab].rs"));
+        assert_eq!(mixed.first_match("src/x"), Some("src/**"));
+        assert!(mixed.set.get().is_some());
     }
 
     mod properties {
@@ -421,6 +466,31 @@ mod tests {
                     .map(|&i| scope.patterns[i].as_str());
                 prop_assert_eq!(scope.first_match(&subject), expected);
                 prop_assert_eq!(scope.is_match(&subject), expected.is_some());
+            }
+
+            /// Scopes of simple patterns (no class, alternative or escape)
+            /// decide as the glob set does, on paths with dots, empty
+            /// segments and two-byte characters (`?` is one byte). Not on
+            /// a `..` file name, which the glob set's file-name shortcuts
+            /// take for none (`?.` did not match `..`; `*` did): a touched
+            /// path reaches a scope with its `..` resolved.
+            #[test]
+            fn simple_patterns_agree_with_the_glob_set(
+                patterns in proptest::collection::vec("[ab./*?é]{0,10}", 1..3),
+                subject in "[ab./é]{0,12}",
+            ) {
+                if subject.rsplit('/').next() == Some("..") {
+                    return Ok(());
+                }
+                let Ok(scope) = CompiledScope::new(&patterns) else {
+                    return Ok(());
+                };
+                let eager = build(&scope.globs, &scope.patterns).unwrap();
+                let expected = eager
+                    .matches(&subject)
+                    .first()
+                    .map(|&i| scope.patterns[i].as_str());
+                prop_assert_eq!(scope.first_match(&subject), expected, "{:?}", scope.simple);
             }
         }
     }

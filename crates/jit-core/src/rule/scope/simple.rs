@@ -1,0 +1,254 @@
+//! Scope patterns made only of literal text, `*`, `?` and whole-segment `**`, matched without building automata.
+//!
+//! Most `paths:` patterns are of this kind (`src/**/*.ts`, `**/*.tsx`,
+//! `docs/**`). A glob set builds several automata and a regex for each
+//! scope, which was the largest share of a first touch; these patterns are
+//! matched here instead, with the glob set's meaning exactly (a property
+//! test holds the two together):
+//!
+//! * `*` is any run of bytes but `/`, `?` one byte but `/`;
+//! * `**/` at the start is any number of leading segments, `/**/` any
+//!   number of segments in between (`a/**/b` matches `a/b`), `/**` at the
+//!   end one segment or more (`a/**` matches `a/` and `a/b/c`, not `a`);
+//! * `**` alone, or `**/` alone, matches every path.
+//!
+//! One difference, deliberate: a line feed in what `**` spans. The glob
+//! set's regex does not let `**` span one, but its own shortcuts for the
+//! common shapes (`**/*.rs` by extension, `docs/**` by prefix, `**/x` by
+//! file name) do, so it matched `a\nb/x.rs` with `**/*.rs` and not
+//! `a/\n/b` with `a/**/b`. Here `**` spans any byte, in every shape.
+//! And one the engine never meets: those shortcuts take a last segment
+//! `..` for no file name (`?.` did not match `..`, `*` did); here it is a
+//! segment like any other. A touched path reaches a scope with its `..`
+//! resolved.
+//!
+//! Anything else (classes, alternatives, escapes, `**` inside a segment,
+//! `***`, `**/**`) is left to the glob set: [`SimpleGlob::new`] returns
+//! `None` for it.
+
+/// One part of a simple pattern, between `/` separators.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    /// A segment of literal bytes, `*` and `?`.
+    Segment(Vec<Piece>),
+    /// Any number of whole segments, none (`**/` first, `/**/` between).
+    Any,
+    /// One whole segment or more, to the end (`/**` last).
+    Rest,
+}
+
+/// One piece of a segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Piece {
+    Byte(u8),
+    /// `?`: one byte but `/`.
+    One,
+    /// `*`: any run of bytes but `/`.
+    Star,
+}
+
+/// A pattern the glob set would read as literal text, `*`, `?` and
+/// whole-segment `**` only, compiled to parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SimpleGlob {
+    parts: Vec<Part>,
+    /// `**` or `**/`: every path.
+    everything: bool,
+}
+
+impl SimpleGlob {
+    /// The simple form of `pattern`, or `None` when it needs the glob set.
+    pub(super) fn new(pattern: &str) -> Option<SimpleGlob> {
+        if pattern
+            .bytes()
+            .any(|b| matches!(b, b'[' | b']' | b'{' | b'}' | b'\\'))
+        {
+            return None;
+        }
+        if pattern == "**" || pattern == "**/" {
+            return Some(SimpleGlob {
+                parts: Vec::new(),
+                everything: true,
+            });
+        }
+        let segments: Vec<&str> = pattern.split('/').collect();
+        let last = segments.len() - 1;
+        let mut parts = Vec::with_capacity(segments.len());
+        for (i, segment) in segments.iter().enumerate() {
+            if *segment == "**" {
+                // `**/**` and the like: the glob set merges them its own way.
+                if parts
+                    .last()
+                    .is_some_and(|p| *p != Part::Any && *p != Part::Rest)
+                    || parts.is_empty()
+                {
+                    parts.push(if i == last && i > 0 {
+                        Part::Rest
+                    } else {
+                        Part::Any
+                    });
+                    continue;
+                }
+                return None;
+            }
+            if segment.contains("**") {
+                return None;
+            }
+            let pieces = segment
+                .bytes()
+                .map(|b| match b {
+                    b'*' => Piece::Star,
+                    b'?' => Piece::One,
+                    b => Piece::Byte(b),
+                })
+                .collect();
+            parts.push(Part::Segment(pieces));
+        }
+        Some(SimpleGlob {
+            parts,
+            everything: false,
+        })
+    }
+
+    /// Whether `subject` matches, as the glob set would decide.
+    pub(super) fn is_match(&self, subject: &str) -> bool {
+        if self.everything {
+            return true;
+        }
+        let segments: Vec<&[u8]> = subject.as_bytes().split(|&b| b == b'/').collect();
+        // Which (part, segment) pairs failed already: each is tried once,
+        // so the work stays polynomial whatever the pattern.
+        let mut failed = vec![false; (self.parts.len() + 1) * (segments.len() + 1)];
+        self.match_from(0, 0, &segments, &mut failed)
+    }
+
+    fn match_from(&self, part: usize, at: usize, segments: &[&[u8]], failed: &mut [bool]) -> bool {
+        let key = part * (segments.len() + 1) + at;
+        if failed.get(key).copied().unwrap_or(true) {
+            return false;
+        }
+        let matched = match self.parts.get(part) {
+            None => at == segments.len(),
+            Some(Part::Segment(pieces)) => {
+                segments
+                    .get(at)
+                    .is_some_and(|segment| segment_matches(pieces, segment))
+                    && self.match_from(part + 1, at + 1, segments, failed)
+            }
+            // Zero segments or more: the rest of the pattern from here or
+            // from any later segment.
+            Some(Part::Any) => {
+                (at..=segments.len()).any(|end| self.match_from(part + 1, end, segments, failed))
+            }
+            Some(Part::Rest) => at < segments.len(),
+        };
+        if !matched && let Some(slot) = failed.get_mut(key) {
+            *slot = true;
+        }
+        matched
+    }
+}
+
+/// Whether one segment matches its pieces: literal bytes, `?` (one byte)
+/// and `*` (any run), by the usual two-pointer walk that goes back to the
+/// last `*` on a mismatch (linear in practice, quadratic at worst).
+fn segment_matches(pieces: &[Piece], segment: &[u8]) -> bool {
+    let (mut p, mut s) = (0, 0);
+    // The last `*` seen, and where in the segment its run ends for now.
+    let mut star: Option<(usize, usize)> = None;
+    while s < segment.len() {
+        match pieces.get(p) {
+            Some(Piece::Star) => {
+                star = Some((p, s));
+                p += 1;
+            }
+            Some(Piece::One) => {
+                p += 1;
+                s += 1;
+            }
+            Some(Piece::Byte(b)) if *b == segment[s] => {
+                p += 1;
+                s += 1;
+            }
+            _ => match star {
+                Some((star_p, star_s)) => {
+                    p = star_p + 1;
+                    s = star_s + 1;
+                    star = Some((star_p, star_s + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pieces[p..].iter().all(|piece| *piece == Piece::Star)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(pattern: &str, subject: &str, expected: bool) {
+        let glob = SimpleGlob::new(pattern).unwrap();
+        assert_eq!(glob.is_match(subject), expected, "{pattern} on {subject:?}");
+    }
+
+    #[test]
+    fn what_is_left_to_the_glob_set() {
+        for pattern in [
+            "a/[bc]", "{a,b}/**", "a\\*", "a**", "**b", "a/**b", "***", "**/**", "a/**/**",
+        ] {
+            assert_eq!(SimpleGlob::new(pattern), None, "{pattern}");
+        }
+        for pattern in [
+            "", "a", "/", "*", "?", "**", "**/", "**/a", "a/**", "a/**/b", "*.rs", "a*b?",
+        ] {
+            assert!(SimpleGlob::new(pattern).is_some(), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn stars_questions_and_segments() {
+        check("src/*.rs", "src/lib.rs", true);
+        check("src/*.rs", "src/a/lib.rs", false);
+        check("src/*.rs", "src/.rs", true);
+        check("a?c", "abc", true);
+        check("a?c", "a/c", false);
+        // `?` is one byte: a two-byte character is not one.
+        check("a?c", "aéc", false);
+        check("a??c", "aéc", true);
+        check("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false);
+        check("*", "", true);
+        check("", "", true);
+        check("", "a", false);
+    }
+
+    #[test]
+    fn double_stars_span_whole_segments() {
+        check("**/a", "a", true);
+        check("**/a", "x/y/a", true);
+        check("**/a", "/a", true);
+        check("**/a", "xa", false);
+        check("a/**/b", "a/b", true);
+        check("a/**/b", "a/x/y/b", true);
+        check("a/**/b", "a/xb", false);
+        check("a/**", "a/", true);
+        check("a/**", "a/b/c", true);
+        check("a/**", "a", false);
+        check("**", "", true);
+        check("**/", "x/y", true);
+        // A line feed is a byte like any other, in every shape.
+        check("**/a", "x\ny/a", true);
+        check("a/**", "a/x\n", true);
+        check("a/**/b", "a/\n/b", true);
+        check("*/a", "x\ny/a", true);
+        check("**", "a\n", true);
+    }
+
+    #[test]
+    fn many_double_stars_stay_cheap() {
+        let pattern = "**/a/**/a/**/a/**/a/**/a/**/b";
+        let subject = ["a"; 40].join("/");
+        check(pattern, &subject, false);
+    }
+}
