@@ -1149,6 +1149,32 @@ mod tests {
         assert!(replayed >= 4, "only {replayed} open records were replayed");
     }
 
+    /// A rule already in the context and unchanged is skipped naming how it
+    /// first came in when that was another way (an import), and plainly
+    /// when it came in as this very candidate.
+    #[test]
+    fn an_unchanged_rule_names_its_first_arrival_only_when_it_differs() {
+        let (dir, engine) = tree();
+        fs::write(dir.path().join("CLAUDE.md"), "Root.\n@AGENTS.md\n").unwrap();
+        let mut state = DiscoveryState::default();
+        engine.discover(&mut state, Utf8Path::new("src/ui/README.md"), engine.root());
+        // The root's record is open (the Python rule missed): replayed.
+        let again = engine.discover(&mut state, Utf8Path::new("tools/x.py"), engine.root());
+        let unchanged: Vec<String> = rows(&again)
+            .1
+            .into_iter()
+            .filter(|row| row.contains("AlreadyLoaded"))
+            .collect();
+        assert_eq!(
+            unchanged,
+            [
+                "CLAUDE.md AlreadyLoaded already in the context and unchanged since it was read",
+                "AGENTS.md AlreadyLoaded already in the context and unchanged since it was \
+                 read: it came in as an import in CLAUDE.md (claude)",
+            ]
+        );
+    }
+
     /// The root and `src/ui` stay open while a scoped rule there has not
     /// loaded, and close once every one has.
     #[test]
