@@ -446,6 +446,16 @@ mod tests {
         use super::*;
         use proptest::prelude::*;
 
+        /// The first of `scope`'s patterns that matches `subject`, by the
+        /// glob set built up front.
+        fn eager_first<'s>(scope: &'s CompiledScope, subject: &str) -> Option<&'s str> {
+            let eager = build(&scope.globs, &scope.patterns).unwrap();
+            eager
+                .matches(subject)
+                .first()
+                .map(|&i| scope.patterns[i].as_str())
+        }
+
         proptest! {
             #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
 
@@ -459,11 +469,7 @@ mod tests {
                 let Ok(scope) = CompiledScope::new(&patterns) else {
                     return Ok(());
                 };
-                let eager = build(&scope.globs, &scope.patterns).unwrap();
-                let expected = eager
-                    .matches(&subject)
-                    .first()
-                    .map(|&i| scope.patterns[i].as_str());
+                let expected = eager_first(&scope, &subject);
                 prop_assert_eq!(scope.first_match(&subject), expected);
                 prop_assert_eq!(scope.is_match(&subject), expected.is_some());
             }
@@ -485,12 +491,9 @@ mod tests {
                 let Ok(scope) = CompiledScope::new(&patterns) else {
                     return Ok(());
                 };
-                let eager = build(&scope.globs, &scope.patterns).unwrap();
-                let expected = eager
-                    .matches(&subject)
-                    .first()
-                    .map(|&i| scope.patterns[i].as_str());
+                let expected = eager_first(&scope, &subject);
                 prop_assert_eq!(scope.first_match(&subject), expected, "{:?}", scope.simple);
+                prop_assert_eq!(scope.is_match(&subject), expected.is_some());
             }
         }
     }
