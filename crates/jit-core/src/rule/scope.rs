@@ -495,6 +495,24 @@ mod tests {
                 prop_assert_eq!(scope.first_match(&subject), expected, "{:?}", scope.simple);
                 prop_assert_eq!(scope.is_match(&subject), expected.is_some());
             }
+
+            /// The same, with patterns made of whole segments, so that
+            /// several `**` meet runs of every length between them.
+            #[test]
+            fn double_star_runs_agree_with_the_glob_set(
+                segments in proptest::collection::vec(
+                    prop::sample::select(vec!["**", "a", "b", "*", "a*", "?", ""]),
+                    1..8,
+                ),
+                subject in "[ab/]{0,14}",
+            ) {
+                let pattern = segments.join("/");
+                let Ok(scope) = CompiledScope::new([pattern.as_str()]) else {
+                    return Ok(());
+                };
+                let expected = eager_first(&scope, &subject);
+                prop_assert_eq!(scope.first_match(&subject), expected, "{:?}", scope.simple);
+            }
         }
     }
 }

@@ -111,42 +111,74 @@ impl SimpleGlob {
     }
 
     /// Whether `subject` matches, as the glob set would decide.
+    ///
+    /// The parts between two `**` are runs of segments, and each run is
+    /// placed at its leftmost fit after the one before: the run before
+    /// the first `**` at the start, the run after the last at the end (or,
+    /// before a final `/**`, leaving one segment at least). Leftmost is
+    /// never worse, since all that follows asks is room after it, so no
+    /// choice is tried twice: time in the segments times the parts, and no
+    /// memory but the list of segments, whatever the pattern.
     pub(super) fn is_match(&self, subject: &str) -> bool {
         if self.everything {
             return true;
         }
         let segments: Vec<&[u8]> = subject.as_bytes().split(|&b| b == b'/').collect();
-        // Which (part, segment) pairs failed already: each is tried once,
-        // so the work stays polynomial whatever the pattern.
-        let mut failed = vec![false; (self.parts.len() + 1) * (segments.len() + 1)];
-        self.match_from(0, 0, &segments, &mut failed)
-    }
-
-    fn match_from(&self, part: usize, at: usize, segments: &[&[u8]], failed: &mut [bool]) -> bool {
-        let key = part * (segments.len() + 1) + at;
-        if failed.get(key).copied().unwrap_or(true) {
+        let (parts, rest) = match self.parts.split_last() {
+            Some((Part::Rest, before)) => (before, true),
+            _ => (self.parts.as_slice(), false),
+        };
+        let mut runs = parts.split(|part| *part == Part::Any);
+        let Some(first) = runs.next() else {
+            return false;
+        };
+        let Some(last) = runs.next_back() else {
+            // No `**` but a final `/**`: the run from the start, then one
+            // segment or more (or nothing more without it).
+            return run_matches(first, &segments)
+                && if rest {
+                    segments.len() > first.len()
+                } else {
+                    segments.len() == first.len()
+                };
+        };
+        if !run_matches(first, &segments) {
             return false;
         }
-        let matched = match self.parts.get(part) {
-            None => at == segments.len(),
-            Some(Part::Segment(pieces)) => {
-                segments
-                    .get(at)
-                    .is_some_and(|segment| segment_matches(pieces, segment))
-                    && self.match_from(part + 1, at + 1, segments, failed)
+        let mut at = first.len();
+        for run in runs {
+            match leftmost(run, &segments, at, segments.len()) {
+                Some(found) => at = found + run.len(),
+                None => return false,
             }
-            // Zero segments or more: the rest of the pattern from here or
-            // from any later segment.
-            Some(Part::Any) => {
-                (at..=segments.len()).any(|end| self.match_from(part + 1, end, segments, failed))
-            }
-            Some(Part::Rest) => at < segments.len(),
-        };
-        if !matched && let Some(slot) = failed.get_mut(key) {
-            *slot = true;
         }
-        matched
+        if rest {
+            // Leftmost, ending before the last segment.
+            return leftmost(last, &segments, at, segments.len().saturating_sub(1)).is_some();
+        }
+        // Anchored at the end, after what came before.
+        let Some(start) = segments.len().checked_sub(last.len()) else {
+            return false;
+        };
+        start >= at && run_matches(last, &segments[start..])
     }
+}
+
+/// Whether the segment parts of `run` match the first segments of
+/// `segments`, one each.
+fn run_matches(run: &[Part], segments: &[&[u8]]) -> bool {
+    run.len() <= segments.len()
+        && run.iter().zip(segments).all(|(part, segment)| match part {
+            Part::Segment(pieces) => segment_matches(pieces, segment),
+            Part::Any | Part::Rest => false,
+        })
+}
+
+/// The first start at or after `from` where `run` fits and ends at or
+/// before `end`.
+fn leftmost(run: &[Part], segments: &[&[u8]], from: usize, end: usize) -> Option<usize> {
+    let last_start = end.checked_sub(run.len())?;
+    (from..=last_start).find(|&start| run_matches(run, &segments[start..end]))
 }
 
 /// Whether one segment matches its pieces: literal bytes, `?` (one byte)
