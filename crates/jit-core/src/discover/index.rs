@@ -90,7 +90,15 @@ pub fn find_rule_files(
 ) -> Vec<(usize, Utf8PathBuf)> {
     let root = real_root(root);
     rule_files(&root, sources)
+        .into_iter()
+        .map(|(source, path, _)| (source, path))
+        .collect()
 }
+
+/// A rule file a walk found: the index of its source, its path, and
+/// whether that path is its own real path (reached through no link, so
+/// nothing needs resolving to compare it with the files in the context).
+pub(crate) type Found = (usize, Utf8PathBuf, bool);
 
 /// `root`'s real path, or `root` as given when it cannot be resolved (the
 /// walk then finds nothing there).
@@ -106,10 +114,7 @@ fn real_root(root: &Utf8Path) -> Utf8PathBuf {
 /// out hidden directories, `node_modules` and `target`. Each comes with the
 /// index of its source. Under [`Precedence::FirstFound`] only the first
 /// regular file of a directory counts.
-pub(crate) fn rule_files(
-    root: &Utf8Path,
-    sources: &[Arc<dyn RuleSource>],
-) -> Vec<(usize, Utf8PathBuf)> {
+pub(crate) fn rule_files(root: &Utf8Path, sources: &[Arc<dyn RuleSource>]) -> Vec<Found> {
     walk_listed(root, sources, list_ahead(root, false), None)
 }
 
@@ -187,7 +192,7 @@ pub(crate) fn rule_files_cached(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
     cache: &WalkCache,
-) -> (Vec<(usize, Utf8PathBuf)>, WalkCacheReport) {
+) -> (Vec<Found>, WalkCacheReport) {
     rule_files_cached_at(root, sources, cache, std::time::SystemTime::now())
 }
 
@@ -198,7 +203,7 @@ fn rule_files_cached_at(
     sources: &[Arc<dyn RuleSource>],
     cache: &WalkCache,
     now: std::time::SystemTime,
-) -> (Vec<(usize, Utf8PathBuf)>, WalkCacheReport) {
+) -> (Vec<Found>, WalkCacheReport) {
     let keep = kept_names(sources);
     let (held, stored, mut problem) = cache::load(cache.file(), root, &keep);
     let ahead = if stored == 0 {
@@ -267,8 +272,8 @@ fn walk_listed(
     sources: &[Arc<dyn RuleSource>],
     mut ahead: HashMap<String, Listed>,
     mut visits: Option<&mut Vec<Visit>>,
-) -> Vec<(usize, Utf8PathBuf)> {
-    let mut out: Vec<(usize, Utf8PathBuf)> = Vec::new();
+) -> Vec<Found> {
+    let mut out: Vec<Found> = Vec::new();
     let mut stack = vec![(root.to_owned(), 0usize)];
     let mut visited = 0usize;
     while let Some((dir, depth)) = stack.pop() {
@@ -321,14 +326,14 @@ fn dir_rule_files(
     plain: bool,
     sources: &[Arc<dyn RuleSource>],
     listing: &[(String, bool)],
-    out: &mut Vec<(usize, Utf8PathBuf)>,
+    out: &mut Vec<Found>,
 ) {
     let at = Plain { root, plain };
     for (i, source) in sources.iter().enumerate() {
         // As strings: a path's `==` compares component by component.
         let at_root = dir.as_str() == root.as_str();
         let named = named_files(at, dir, source.as_ref(), at_root, listing);
-        out.extend(named.into_iter().map(|p| (i, p)));
+        out.extend(named.into_iter().map(|(p, real)| (i, p, real)));
         for rule_dir in source.rule_dirs() {
             if listed(listing, &rule_dir.path) {
                 let plain = match at.below(dir, &rule_dir.path) {
@@ -338,7 +343,7 @@ fn dir_rule_files(
                 };
                 let folder = dir.join(&rule_dir.path);
                 let found = rule_folder_files(Plain { root, plain }, &folder, rule_dir);
-                out.extend(found.into_iter().map(|p| (i, p)));
+                out.extend(found.into_iter().map(|(p, real)| (i, p, real)));
             }
         }
     }
@@ -356,12 +361,16 @@ struct Plain<'r> {
 
 impl Plain<'_> {
     /// Whether `path`, an entry of the directory this describes, is a
-    /// regular file really inside the root.
-    fn regular_inside(self, path: &Utf8Path) -> bool {
+    /// regular file really inside the root: `Some(real)` if so, `real`
+    /// when `path` is its own real path; `None` if not.
+    fn regular_inside(self, path: &Utf8Path) -> Option<bool> {
         match fs::symlink_metadata(path) {
-            Ok(meta) if self.plain && !meta.file_type().is_symlink() => meta.is_file(),
-            Ok(_) => fs::metadata(path).is_ok_and(|m| m.is_file()) && inside(self.root, path),
-            Err(_) => false,
+            Ok(meta) if self.plain && !meta.file_type().is_symlink() => {
+                meta.is_file().then_some(true)
+            }
+            Ok(_) => (fs::metadata(path).is_ok_and(|m| m.is_file()) && inside(self.root, path))
+                .then_some(false),
+            Err(_) => None,
         }
     }
 
@@ -497,7 +506,7 @@ fn named_files(
     source: &dyn RuleSource,
     at_root: bool,
     listing: &[(String, bool)],
-) -> Vec<Utf8PathBuf> {
+) -> Vec<(Utf8PathBuf, bool)> {
     let first_found = source.precedence() == Precedence::FirstFound;
     let root_files: &[String] = if at_root { source.root_files() } else { &[] };
     let mut found = Vec::new();
@@ -516,8 +525,8 @@ fn named_files(
             },
         };
         let path = dir.join(name);
-        if (Plain { plain, ..at }).regular_inside(&path) {
-            found.push(path);
+        if let Some(real) = (Plain { plain, ..at }).regular_inside(&path) {
+            found.push((path, real));
             if first_found {
                 break;
             }
@@ -529,7 +538,11 @@ fn named_files(
 /// Decides which files of one rule folder are rule files: those with the
 /// folder's suffix, really inside the root, each folder's files sorted,
 /// sub-folders down to the walk's depth limit when the folder is recursive.
-fn rule_folder_files(at: Plain<'_>, folder: &Utf8Path, rule_dir: &RuleDir) -> Vec<Utf8PathBuf> {
+fn rule_folder_files(
+    at: Plain<'_>,
+    folder: &Utf8Path,
+    rule_dir: &RuleDir,
+) -> Vec<(Utf8PathBuf, bool)> {
     let root = at.root;
     let mut out = Vec::new();
     let mut folders = vec![(folder.to_owned(), 0usize, at.plain)];
@@ -563,7 +576,7 @@ fn rule_folder_files(at: Plain<'_>, folder: &Utf8Path, rule_dir: &RuleDir) -> Ve
                 && entry.file_name().ends_with(&rule_dir.suffix)
                 && (plain || inside(root, entry.path()))
             {
-                found.push(entry.path().to_owned());
+                found.push((entry.path().to_owned(), plain));
             }
         }
         found.sort();
@@ -648,7 +661,7 @@ pub fn detect_conventions(root: &Utf8Path) -> Vec<Arc<dyn RuleSource>> {
 pub struct ProjectWalk {
     root: Utf8PathBuf,
     sources: Vec<Arc<dyn RuleSource>>,
-    files: Vec<(usize, Utf8PathBuf)>,
+    files: Vec<Found>,
     cache: Option<WalkCacheReport>,
 }
 
@@ -701,7 +714,7 @@ impl ProjectWalk {
         &self,
         root: &Utf8Path,
         sources: &[Arc<dyn RuleSource>],
-    ) -> Option<Vec<(usize, Utf8PathBuf)>> {
+    ) -> Option<Vec<Found>> {
         if root != self.root {
             return None;
         }
@@ -716,9 +729,9 @@ impl ProjectWalk {
         Some(
             self.files
                 .iter()
-                .filter_map(|(walked, path)| {
+                .filter_map(|(walked, path, real)| {
                     let i = map.iter().position(|m| m == walked)?;
-                    Some((i, path.clone()))
+                    Some((i, path.clone(), *real))
                 })
                 .collect(),
         )
@@ -785,14 +798,11 @@ pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Ar
 
 /// The sources that have a file in `found`, in their order; Claude's when
 /// none has.
-fn pick(
-    sources: Vec<Arc<dyn RuleSource>>,
-    found: &[(usize, Utf8PathBuf)],
-) -> Vec<Arc<dyn RuleSource>> {
+fn pick(sources: Vec<Arc<dyn RuleSource>>, found: &[Found]) -> Vec<Arc<dyn RuleSource>> {
     let picked: Vec<Arc<dyn RuleSource>> = sources
         .iter()
         .enumerate()
-        .filter(|(i, _)| found.iter().any(|(f, _)| f == i))
+        .filter(|(i, _)| found.iter().any(|(f, _, _)| f == i))
         .map(|(_, s)| Arc::clone(s))
         .collect();
     if picked.is_empty() {
@@ -834,7 +844,7 @@ fn index_files(
     engine: &Engine,
     walk: Option<&ProjectWalk>,
     cache: Option<&WalkCache>,
-) -> (Vec<(usize, Utf8PathBuf)>, Option<WalkCacheReport>) {
+) -> (Vec<Found>, Option<WalkCacheReport>) {
     let (root, sources) = (engine.root(), engine.sources());
     if let Some(walk) = walk
         && let Some(files) = walk.files_for(root, sources)
@@ -878,14 +888,19 @@ pub(crate) fn build(
         }
     }
     let (files, cache_report) = index_files(engine, walk, cache);
-    for (i, path) in files.into_iter().take(MAX_INDEX_FILES) {
+    for (i, path, is_real) in files.into_iter().take(MAX_INDEX_FILES) {
         let Some(source) = engine.sources().get(i) else {
             continue;
         };
-        let real = fs::canonicalize(&path)
-            .ok()
-            .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-            .unwrap_or_else(|| path.clone());
+        // Only what the walk reached through a link needs resolving.
+        let real = if is_real {
+            path.clone()
+        } else {
+            fs::canonicalize(&path)
+                .ok()
+                .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
+                .unwrap_or_else(|| path.clone())
+        };
         let file = engine.display(&path);
         if state.is_loaded(&real) || loaded.contains(file.as_str()) {
             continue;
@@ -984,6 +999,37 @@ mod tests {
         assert_eq!(index(&engine, Some(walk)), own);
     }
 
+    /// A rule file the walk reaches through a link is judged as the file
+    /// it points at: one already loaded is left out of the index, one not
+    /// loaded yet is in it under the name the walk found, from its own
+    /// walk and from the detection walk alike.
+    #[test]
+    fn a_linked_rule_file_is_judged_as_the_file_it_points_at() {
+        let (_dir, root) = project();
+        std::os::unix::fs::symlink("../CLAUDE.md", root.join("api/CLAUDE.md")).unwrap();
+        fs::create_dir_all(root.join("docs")).unwrap();
+        std::os::unix::fs::symlink("../web/CLAUDE.md", root.join("docs/CLAUDE.md")).unwrap();
+        // A rule folder linked to the root's, where an unscoped rule loads
+        // at startup.
+        fs::write(root.join(".claude/rules/all.md"), "Always.\n").unwrap();
+        fs::create_dir_all(root.join("web/.claude")).unwrap();
+        std::os::unix::fs::symlink("../../.claude/rules", root.join("web/.claude/rules")).unwrap();
+        let walk = std::sync::Arc::new(ProjectWalk::new(&root));
+        let engine = Engine::new(&root).unwrap().with_sources(walk.conventions());
+        let own = index(&engine, None);
+        assert_eq!(
+            own,
+            [
+                ".claude/rules/ts.md",
+                "api/AGENTS.md",
+                "docs/CLAUDE.md",
+                "web/CLAUDE.md",
+                "web/.claude/rules/ts.md"
+            ]
+        );
+        assert_eq!(index(&engine, Some(walk)), own);
+    }
+
     /// A walk stands in only for the same root and the shipped candidate
     /// names: a renamed convention, or another root, walks again.
     #[test]
@@ -996,7 +1042,7 @@ mod tests {
         let files = walk
             .files_for(&root, std::slice::from_ref(&claude))
             .unwrap();
-        assert!(files.iter().all(|(i, _)| *i == 0));
+        assert!(files.iter().all(|(i, _, _)| *i == 0));
         assert_eq!(files.len(), 3, "{files:?}");
         assert!(
             walk.files_for(&root, std::slice::from_ref(&renamed))
@@ -1082,7 +1128,7 @@ mod tests {
             assert_eq!(with, without);
             without
                 .iter()
-                .filter_map(|(_, p)| jit_base::relative_to(p, root).map(|r| r.to_string()))
+                .filter_map(|(_, p, _)| jit_base::relative_to(p, root).map(|r| r.to_string()))
                 .collect()
         };
 

@@ -322,10 +322,10 @@ mod tests {
         SystemTime::now() + Duration::from_secs(10)
     }
 
-    fn names(root: &Utf8Path, files: &[(usize, Utf8PathBuf)]) -> Vec<String> {
+    fn names(root: &Utf8Path, files: &[super::super::Found]) -> Vec<String> {
         files
             .iter()
-            .map(|(_, p)| p.strip_prefix(root).unwrap().to_string())
+            .map(|(_, p, _)| p.strip_prefix(root).unwrap().to_string())
             .collect()
     }
 
