@@ -142,14 +142,17 @@ impl CompiledScope {
 
     /// The first pattern that matches `subject`, for explanations.
     pub fn first_match(&self, subject: &str) -> Option<&str> {
-        // Most subjects match nothing: `is_match` can stop at the first
-        // sign of that, the list of every match cannot.
-        if !self.is_match(subject) {
+        if !self.may_match(subject) {
             return None;
         }
         if let Some(simple) = &self.simple {
             let first = simple.iter().position(|glob| glob.is_match(subject))?;
             return self.patterns.get(first).map(String::as_str);
+        }
+        // Most subjects match nothing: `is_match` can stop at the first
+        // sign of that, the list of every match cannot.
+        if !self.set().is_match(subject) {
+            return None;
         }
         self.set()
             .matches(subject)

@@ -3,8 +3,8 @@
 //! Most `paths:` patterns are of this kind (`src/**/*.ts`, `**/*.tsx`,
 //! `docs/**`). A glob set builds several automata and a regex for each
 //! scope, which was the largest share of a first touch; these patterns are
-//! matched here instead, with the glob set's meaning exactly (a property
-//! test holds the two together):
+//! matched here instead, with the glob set's meaning (property tests hold
+//! the two together) but for the two cases named below:
 //!
 //! * `*` is any run of bytes but `/`, `?` one byte but `/`;
 //! * `**/` at the start is any number of leading segments, `/**/` any
@@ -76,12 +76,9 @@ impl SimpleGlob {
         let mut parts = Vec::with_capacity(segments.len());
         for (i, segment) in segments.iter().enumerate() {
             if *segment == "**" {
-                // `**/**` and the like: the glob set merges them its own way.
-                if parts
-                    .last()
-                    .is_some_and(|p| *p != Part::Any && *p != Part::Rest)
-                    || parts.is_empty()
-                {
+                // Not right after another `**` (`**/**`, `a/**/**`): the
+                // glob set merges those its own way.
+                if matches!(parts.last(), None | Some(Part::Segment(_))) {
                     parts.push(if i == last && i > 0 {
                         Part::Rest
                     } else {
