@@ -134,9 +134,14 @@ impl CompiledScope {
         if !self.may_match(subject) {
             return false;
         }
-        match &self.simple {
-            Some(simple) => simple.iter().any(|glob| glob.is_match(subject)),
-            None => self.set().is_match(subject),
+        match self
+            .simple
+            .as_deref()
+            .map(|simple| simple::first_match(simple, subject))
+        {
+            Some(Ok(first)) => first.is_some(),
+            // No simple form, or a match too long for one: the glob set.
+            Some(Err(_)) | None => self.set().is_match(subject),
         }
     }
 
@@ -145,9 +150,12 @@ impl CompiledScope {
         if !self.may_match(subject) {
             return None;
         }
-        if let Some(simple) = &self.simple {
-            let first = simple.iter().position(|glob| glob.is_match(subject))?;
-            return self.patterns.get(first).map(String::as_str);
+        if let Some(Ok(first)) = self
+            .simple
+            .as_deref()
+            .map(|simple| simple::first_match(simple, subject))
+        {
+            return self.patterns.get(first?).map(String::as_str);
         }
         // Most subjects match nothing: `is_match` can stop at the first
         // sign of that, the list of every match cannot.
@@ -437,6 +445,21 @@ mod tests {
         let scope = CompiledScope::new([long.as_str()]).unwrap();
         assert!(scope.is_match(&format!("{}/x", "d".repeat(LAZY_SCOPE_BYTES))));
         assert!(scope.set.get().is_none());
+
+        // A match past the simple matcher's steps is the glob set's to
+        // decide.
+        let hard = format!("*{}b", "a".repeat(40));
+        let scope = CompiledScope::new([hard.as_str()]).unwrap();
+        let long = "a".repeat(3_000);
+        assert!(!scope.is_match(&long));
+        assert!(scope.set.get().is_some());
+        assert!(scope.is_match(&format!("{long}b")));
+        assert_eq!(scope.first_match(&format!("{long}b")), Some(hard.as_str()));
+        assert_eq!(scope.first_match("aab"), None);
+        assert_eq!(
+            scope.first_match(&format!("x{}b", "a".repeat(40))),
+            Some(hard.as_str())
+        );
 
         let mixed = CompiledScope::new(["src/**", "lib/[ab].rs"]).unwrap();
         assert!(mixed.simple.is_none());

@@ -24,7 +24,9 @@
 //!
 //! Anything else (classes, alternatives, escapes, `**` inside a segment,
 //! `***`, `**/**`) is left to the glob set: [`SimpleGlob::new`] returns
-//! `None` for it.
+//! `None` for it. So is a match that takes more than [`MATCH_STEPS`]: the
+//! glob set's automata are linear in the path, this matcher is not at
+//! worst (a pattern of a thousand bytes against a path of thousands).
 
 /// One part of a simple pattern, between `/` separators.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,85 +109,137 @@ impl SimpleGlob {
         })
     }
 
-    /// Whether `subject` matches, as the glob set would decide.
+    /// Whether the path of `segments` (split at `/`) matches, as the glob
+    /// set would decide; [`OutOfSteps`] once `steps` are spent.
     ///
     /// The parts between two `**` are runs of segments, and each run is
     /// placed at its leftmost fit after the one before: the run before
     /// the first `**` at the start, the run after the last at the end (or,
     /// before a final `/**`, leaving one segment at least). Leftmost is
     /// never worse, since all that follows asks is room after it, so no
-    /// choice is tried twice: time in the segments times the parts, and no
-    /// memory but the list of segments, whatever the pattern.
-    pub(super) fn is_match(&self, subject: &str) -> bool {
+    /// choice is tried twice, and no memory is needed.
+    fn matches(&self, segments: &[&[u8]], steps: &mut usize) -> Result<bool, OutOfSteps> {
         if self.everything {
-            return true;
+            return Ok(true);
         }
-        let segments: Vec<&[u8]> = subject.as_bytes().split(|&b| b == b'/').collect();
         let (parts, rest) = match self.parts.split_last() {
             Some((Part::Rest, before)) => (before, true),
             _ => (self.parts.as_slice(), false),
         };
         let mut runs = parts.split(|part| *part == Part::Any);
         let Some(first) = runs.next() else {
-            return false;
+            return Ok(false);
         };
         let Some(last) = runs.next_back() else {
-            // No `**` but a final `/**`: the run from the start, then one
-            // segment or more (or nothing more without it).
-            return run_matches(first, &segments)
-                && if rest {
-                    segments.len() > first.len()
-                } else {
-                    segments.len() == first.len()
-                };
+            // No `**` but maybe a final `/**`: the run from the start,
+            // then one segment or more (or nothing more without it).
+            let room = if rest {
+                segments.len() > first.len()
+            } else {
+                segments.len() == first.len()
+            };
+            return Ok(room && run_matches(first, segments, steps)?);
         };
-        if !run_matches(first, &segments) {
-            return false;
+        if !run_matches(first, segments, steps)? {
+            return Ok(false);
         }
         let mut at = first.len();
         for run in runs {
-            match leftmost(run, &segments, at, segments.len()) {
+            match leftmost(run, segments, at, segments.len(), steps)? {
                 Some(found) => at = found + run.len(),
-                None => return false,
+                None => return Ok(false),
             }
         }
         if rest {
             // Leftmost, ending before the last segment.
-            return leftmost(last, &segments, at, segments.len().saturating_sub(1)).is_some();
+            let end = segments.len().saturating_sub(1);
+            return Ok(leftmost(last, segments, at, end, steps)?.is_some());
         }
         // Anchored at the end, after what came before.
-        let Some(start) = segments.len().checked_sub(last.len()) else {
-            return false;
-        };
-        start >= at && run_matches(last, &segments[start..])
+        match segments.len().checked_sub(last.len()) {
+            Some(start) if start >= at => run_matches(last, &segments[start..], steps),
+            _ => Ok(false),
+        }
     }
+}
+
+/// The most steps (a byte or piece compared) the simple patterns of one
+/// scope may take on one path before the glob set decides instead: real
+/// paths and patterns take a few hundred, and a stranger's pattern of a
+/// thousand bytes against a path of thousands cannot make a touch slow.
+const MATCH_STEPS: usize = 1 << 16;
+
+/// A match that spent its steps ([`MATCH_STEPS`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct OutOfSteps;
+
+/// The index of the first of `globs` that `subject` matches, within
+/// [`MATCH_STEPS`] for them all.
+pub(super) fn first_match(
+    globs: &[SimpleGlob],
+    subject: &str,
+) -> Result<Option<usize>, OutOfSteps> {
+    let segments: Vec<&[u8]> = subject.as_bytes().split(|&b| b == b'/').collect();
+    let mut steps = MATCH_STEPS;
+    for (i, glob) in globs.iter().enumerate() {
+        if glob.matches(&segments, &mut steps)? {
+            return Ok(Some(i));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether the segment parts of `run` match the first segments of
 /// `segments`, one each.
-fn run_matches(run: &[Part], segments: &[&[u8]]) -> bool {
-    run.len() <= segments.len()
-        && run.iter().zip(segments).all(|(part, segment)| match part {
-            Part::Segment(pieces) => segment_matches(pieces, segment),
-            Part::Any | Part::Rest => false,
-        })
+fn run_matches(run: &[Part], segments: &[&[u8]], steps: &mut usize) -> Result<bool, OutOfSteps> {
+    if run.len() > segments.len() {
+        return Ok(false);
+    }
+    for (part, segment) in run.iter().zip(segments) {
+        let Part::Segment(pieces) = part else {
+            return Ok(false);
+        };
+        if !segment_matches(pieces, segment, steps)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The first start at or after `from` where `run` fits and ends at or
 /// before `end`.
-fn leftmost(run: &[Part], segments: &[&[u8]], from: usize, end: usize) -> Option<usize> {
-    let last_start = end.checked_sub(run.len())?;
-    (from..=last_start).find(|&start| run_matches(run, &segments[start..end]))
+fn leftmost(
+    run: &[Part],
+    segments: &[&[u8]],
+    from: usize,
+    end: usize,
+    steps: &mut usize,
+) -> Result<Option<usize>, OutOfSteps> {
+    let Some(last_start) = end.checked_sub(run.len()) else {
+        return Ok(None);
+    };
+    for start in from..=last_start {
+        if run_matches(run, &segments[start..end], steps)? {
+            return Ok(Some(start));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether one segment matches its pieces: literal bytes, `?` (one byte)
 /// and `*` (any run), by the usual two-pointer walk that goes back to the
-/// last `*` on a mismatch (linear in practice, quadratic at worst).
-fn segment_matches(pieces: &[Piece], segment: &[u8]) -> bool {
+/// last `*` on a mismatch (linear in practice, quadratic at worst, each
+/// step counted).
+fn segment_matches(
+    pieces: &[Piece],
+    segment: &[u8],
+    steps: &mut usize,
+) -> Result<bool, OutOfSteps> {
     let (mut p, mut s) = (0, 0);
     // The last `*` seen, and where in the segment its run ends for now.
     let mut star: Option<(usize, usize)> = None;
     while s < segment.len() {
+        *steps = steps.checked_sub(1).ok_or(OutOfSteps)?;
         match pieces.get(p) {
             Some(Piece::Star) => {
                 star = Some((p, s));
@@ -205,11 +259,11 @@ fn segment_matches(pieces: &[Piece], segment: &[u8]) -> bool {
                     s = star_s + 1;
                     star = Some((star_p, star_s + 1));
                 }
-                None => return false,
+                None => return Ok(false),
             },
         }
     }
-    pieces[p..].iter().all(|piece| *piece == Piece::Star)
+    Ok(pieces[p..].iter().all(|piece| *piece == Piece::Star))
 }
 
 #[cfg(test)]
@@ -219,7 +273,8 @@ mod tests {
     #[track_caller]
     fn check(pattern: &str, subject: &str, expected: bool) {
         let glob = SimpleGlob::new(pattern).unwrap();
-        assert_eq!(glob.is_match(subject), expected, "{pattern} on {subject:?}");
+        let found = first_match(std::slice::from_ref(&glob), subject);
+        assert_eq!(found, Ok(expected.then_some(0)), "{pattern} on {subject:?}");
     }
 
     #[test]
@@ -279,5 +334,29 @@ mod tests {
         let pattern = "**/a/**/a/**/a/**/a/**/a/**/b";
         let subject = ["a"; 40].join("/");
         check(pattern, &subject, false);
+    }
+
+    /// A stranger's pattern against a long path gives up after its steps
+    /// (the scope then asks the glob set); one step fewer than a match
+    /// needs is too few, that many is enough.
+    #[test]
+    fn a_match_stops_when_its_steps_are_spent() {
+        let pattern = format!("*{}b", "a".repeat(40));
+        let glob = SimpleGlob::new(&pattern).unwrap();
+        let subject = "a".repeat(3_000);
+        assert_eq!(
+            first_match(std::slice::from_ref(&glob), &subject),
+            Err(OutOfSteps)
+        );
+
+        let glob = SimpleGlob::new("src/*.rs").unwrap();
+        let segments: Vec<&[u8]> = vec![b"src", b"lib.rs"];
+        let mut steps = usize::MAX;
+        assert_eq!(glob.matches(&segments, &mut steps), Ok(true));
+        let needed = usize::MAX - steps;
+        let mut steps = needed;
+        assert_eq!(glob.matches(&segments, &mut steps), Ok(true));
+        let mut steps = needed - 1;
+        assert_eq!(glob.matches(&segments, &mut steps), Err(OutOfSteps));
     }
 }
