@@ -354,6 +354,8 @@ mod tests {
         let mut steps = usize::MAX;
         assert_eq!(glob.matches(&segments, &mut steps), Ok(true));
         let needed = usize::MAX - steps;
+        // A step per byte visited, and one per return to the last `*`.
+        assert_eq!(needed, 10);
         let mut steps = needed;
         assert_eq!(glob.matches(&segments, &mut steps), Ok(true));
         let mut steps = needed - 1;
