@@ -30,7 +30,9 @@
 
 mod alloc;
 mod rng;
+mod scratch;
 mod tree;
 
 pub use alloc::CountingAlloc;
+pub use scratch::{fixture_dir, remove_scratch};
 pub use tree::{CHAIN, DEPTH, ROOT_RULES, Spec, Tree, generate};

@@ -48,7 +48,7 @@ struct Repo {
 }
 
 fn repo(spec: &Spec) -> Repo {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = bench_tree::fixture_dir().unwrap();
     let tree = bench_tree::generate(&dir.path().join("repo"), spec).unwrap();
     let home = dir.path().join("home");
     fs::create_dir_all(&home).unwrap();
@@ -117,6 +117,8 @@ fn main() {
         engine_medians();
     }
     divan::main();
+    // The fixtures sit in statics, which are never dropped.
+    bench_tree::remove_scratch();
 }
 
 /// The engine's own time (`elapsed_us` in the JSON), which divan cannot

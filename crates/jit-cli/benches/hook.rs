@@ -43,6 +43,8 @@ fn main() {
     if benchmarking && !listing {
         interleaved(fixture, 30);
     }
+    // The fixture sits in a static, which is never dropped.
+    bench_tree::remove_scratch();
 }
 
 fn interleaved(fixture: &Fixture, runs: usize) {
@@ -92,7 +94,7 @@ fn fixture() -> &'static Fixture {
 }
 
 fn build() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = bench_tree::fixture_dir().unwrap();
     let root = dir.path().join("repo");
     let (files, dirs) = tree::ruled_tree(&root);
     git(&root, &["init", "-q"]);

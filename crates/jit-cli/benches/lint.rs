@@ -32,12 +32,14 @@ fn main() {
         fixture.git.display()
     );
     divan::main();
+    // The fixtures sit in statics, which are never dropped.
+    bench_tree::remove_scratch();
 }
 
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = bench_tree::fixture_dir().unwrap();
         let plain = dir.path().join("plain");
         let git = dir.path().join("git");
         let (files, _) = tree::ruled_tree(&plain);

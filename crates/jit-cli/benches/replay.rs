@@ -42,6 +42,11 @@ fn main() {
         fixture.transcript.display()
     );
     divan::main();
+    // The fixture sits in a static, which is never dropped. `JIT_BENCH_KEEP=1`
+    // keeps it, to time or profile one replay by hand (its path is printed).
+    if std::env::var_os("JIT_BENCH_KEEP").is_none() {
+        bench_tree::remove_scratch();
+    }
 }
 
 fn fixture() -> &'static Fixture {
@@ -50,10 +55,7 @@ fn fixture() -> &'static Fixture {
 }
 
 fn build() -> Fixture {
-    let mut dir = tempfile::tempdir().unwrap();
-    // `JIT_BENCH_KEEP=1` keeps the fixture, to time or profile one replay
-    // by hand (its path is printed).
-    dir.disable_cleanup(std::env::var_os("JIT_BENCH_KEEP").is_some());
+    let dir = bench_tree::fixture_dir().unwrap();
     let root = dir.path().join("repo");
     tree::ruled_tree(&root);
     fs::create_dir_all(root.join(".git")).unwrap();

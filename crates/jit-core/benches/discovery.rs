@@ -52,7 +52,7 @@ struct Tree {
 /// ~2,000 directories: 40 top-level folders of 50 sub-folders each, rule
 /// files scattered off the chain, plus the depth-8 chain.
 fn build(rules_on_chain: bool) -> Tree {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = bench_tree::fixture_dir().unwrap();
     let root = dir.path().join("proj");
     for i in 0..40 {
         for j in 0..50 {
@@ -122,6 +122,8 @@ fn chain_dirs(root: &Path) -> Vec<PathBuf> {
 
 fn main() {
     divan::main();
+    // The trees sit in statics, which are never dropped.
+    bench_tree::remove_scratch();
 }
 
 #[divan::bench]

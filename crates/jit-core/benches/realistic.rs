@@ -49,7 +49,7 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = bench_tree::fixture_dir().unwrap();
         let tree = bench_tree::generate(&dir.path().join("repo"), &Spec::monorepo_20k()).unwrap();
         check_engine_agrees(&tree);
         Fixture { _dir: dir, tree }
@@ -146,6 +146,8 @@ fn main() {
         cold_reads(tree).len()
     );
     divan::main();
+    // The fixtures sit in statics, which are never dropped.
+    bench_tree::remove_scratch();
 }
 
 /// A new process's first touch: a fresh engine and state discover the deep

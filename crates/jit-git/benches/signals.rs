@@ -59,6 +59,10 @@ fn main() {
     if benchmarking && !listing {
         interleaved_ratio(&fixture.root, 30);
     }
+    // The fixture and the home sit in statics, which are never dropped.
+    for dir in [fixture.dir.path(), fixture.home.path(), &fixture_home()] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 fn interleaved_ratio(root: &Utf8Path, runs: usize) {
@@ -124,8 +128,8 @@ const DIRECTORIES: usize = TOP_DIRECTORIES * (1 + SUBDIRECTORIES);
 const FILES: usize = DIRECTORIES * 10;
 
 struct Fixture {
-    _dir: tempfile::TempDir,
-    _home: tempfile::TempDir,
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
     root: Utf8PathBuf,
 }
 
@@ -241,8 +245,8 @@ fn build_fixture() -> Fixture {
     // measured run.
     git(&root, &["status", "--porcelain"]);
     Fixture {
-        _dir: dir,
-        _home: tempfile::tempdir().unwrap(),
+        dir,
+        home: tempfile::tempdir().unwrap(),
         root,
     }
 }
