@@ -88,7 +88,7 @@ pub fn find_rule_files(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
 ) -> Vec<(usize, Utf8PathBuf)> {
-    let root = real_root(root);
+    let root = real_or_given(root);
     rule_files(&root, sources)
         .into_iter()
         .map(|(source, path, _)| (source, path))
@@ -100,13 +100,13 @@ pub fn find_rule_files(
 /// nothing needs resolving to compare it with the files in the context).
 pub(crate) type Found = (usize, Utf8PathBuf, bool);
 
-/// `root`'s real path, or `root` as given when it cannot be resolved (the
-/// walk then finds nothing there).
-fn real_root(root: &Utf8Path) -> Utf8PathBuf {
-    fs::canonicalize(root)
+/// `path`'s real path, or `path` as given when it cannot be resolved (a
+/// root that cannot be: the walk then finds nothing there).
+fn real_or_given(path: &Utf8Path) -> Utf8PathBuf {
+    fs::canonicalize(path)
         .ok()
         .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-        .unwrap_or_else(|| root.to_owned())
+        .unwrap_or_else(|| path.to_owned())
 }
 
 /// The rule files of `sources` in the project at `root` (canonical), found
@@ -669,7 +669,7 @@ impl ProjectWalk {
     /// Walks the project at `root` (bounded as [`find_rule_files`]).
     pub fn new(root: &Utf8Path) -> Self {
         let sources = all_sources();
-        let root = real_root(root);
+        let root = real_or_given(root);
         let files = rule_files(&root, &sources);
         ProjectWalk {
             root,
@@ -685,7 +685,7 @@ impl ProjectWalk {
     /// [`WalkCache`]). It finds what [`ProjectWalk::new`] finds.
     pub fn with_cache(root: &Utf8Path, cache: &WalkCache) -> Self {
         let sources = all_sources();
-        let root = real_root(root);
+        let root = real_or_given(root);
         let (files, report) = rule_files_cached(&root, &sources, cache);
         ProjectWalk {
             root,
@@ -772,7 +772,7 @@ fn same_candidates(a: &dyn RuleSource, b: &dyn RuleSource) -> bool {
 /// ```
 pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Arc<dyn RuleSource>> {
     let sources = all_sources();
-    let root = real_root(root);
+    let root = real_or_given(root);
     // Each directory, and whether it is its own real path (reached from the
     // root through no link).
     let mut chain: Vec<(Utf8PathBuf, bool)> = vec![(root.clone(), true)];
@@ -896,10 +896,7 @@ pub(crate) fn build(
         let real = if is_real {
             path.clone()
         } else {
-            fs::canonicalize(&path)
-                .ok()
-                .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-                .unwrap_or_else(|| path.clone())
+            real_or_given(&path)
         };
         let file = engine.display(&path);
         if state.is_loaded(&real) || loaded.contains(file.as_str()) {
