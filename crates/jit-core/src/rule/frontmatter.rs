@@ -44,6 +44,8 @@ use serde_saphyr::{
 
 use crate::rule::SkipReason;
 
+mod plain;
+
 /// The largest frontmatter read, in bytes between the fences. A real
 /// frontmatter holds a few lines; a larger one is refused as
 /// `yaml_too_complex` before its YAML is parsed.
@@ -538,8 +540,17 @@ fn holds_mapping(value: &Value) -> bool {
 
 /// Strict YAML under the limits: the frontmatter must be a mapping. The
 /// outer error is a limit that was hit (the rule is refused whatever its
-/// scope keys); the inner one a message for a person.
+/// scope keys); the inner one a message for a person. A frontmatter of
+/// plain `key: value` lines is read without the parser ([`plain`]).
 fn parse_map(yaml: &str) -> Result<Result<Map<String, Value>, String>, FrontmatterError> {
+    match plain::parse(yaml) {
+        Some(map) => Ok(Ok(map)),
+        None => parse_map_yaml(yaml),
+    }
+}
+
+/// [`parse_map`] by the YAML parser.
+fn parse_map_yaml(yaml: &str) -> Result<Result<Map<String, Value>, String>, FrontmatterError> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     let mut budget = serde_saphyr::Budget::default();
