@@ -255,7 +255,17 @@ impl Expansion {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansion {
-    let (root_real, root_error) = match fs::canonicalize(root) {
+    let imports = extract(text);
+    if imports.is_empty() {
+        // Nothing to resolve: no path is looked up, not even the root's.
+        return Expansion {
+            expanded: text.to_owned(),
+            imports: Vec::new(),
+            diagnostics: Vec::new(),
+            bytes_read: 0,
+        };
+    }
+    let (root_real, root_error) = match real_path(root) {
         Ok(real) => (Some(real), None),
         Err(err) => (
             None,
@@ -267,8 +277,8 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
     };
     let home_real = policy
         .home_dir()
-        .map(|home| fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf()));
-    let file_real = fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+        .map(|home| real_path(home).unwrap_or_else(|_| home.to_path_buf()));
+    let file_real = real_path(file).unwrap_or_else(|_| file.to_path_buf());
     let mut expander = Expander {
         policy,
         root: root_real,
@@ -282,7 +292,7 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
         diagnostics: Vec::new(),
         bytes_read: 0,
     };
-    let expanded = expander.run(file_real, text);
+    let expanded = expander.run(file_real, text, imports);
     Expansion {
         expanded,
         imports: expander.imports,
@@ -432,9 +442,9 @@ impl Expander<'_> {
     /// text is written once, straight into one output buffer: an inlined
     /// file is never copied again by the files that include it, so a deep
     /// chain costs as much as its text, not its text times its depth.
-    fn run(&mut self, file: PathBuf, text: &str) -> String {
+    fn run(&mut self, file: PathBuf, text: &str, imports: Vec<Import>) -> String {
         let mut out = String::with_capacity(text.len());
-        let imports = extract(text).into_iter();
+        let imports = imports.into_iter();
         let mut frames = vec![Frame {
             file,
             text: Cow::Borrowed(text),
@@ -747,7 +757,7 @@ impl Expander<'_> {
                 ),
             });
         }
-        let real = match fs::canonicalize(&candidate) {
+        let real = match real_path(&candidate) {
             Ok(real) => real,
             Err(err)
                 if matches!(
@@ -927,6 +937,14 @@ fn slash_path(rel: &Path) -> String {
     parts.join("/")
 }
 
+/// `realpath`: a lookup of every component of `path`, so called only when
+/// an import needs it (tests count the calls).
+fn real_path(path: &Path) -> io::Result<PathBuf> {
+    #[cfg(test)]
+    tests::RESOLVED.with(|n| n.set(n.get() + 1));
+    fs::canonicalize(path)
+}
+
 fn lossy<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&path.to_string_lossy())
 }
@@ -940,7 +958,42 @@ fn lossy_opt<S: Serializer>(path: &Option<PathBuf>, serializer: S) -> Result<S::
 
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use super::*;
+
+    thread_local! {
+        /// How many paths this thread resolved with `realpath`.
+        pub(super) static RESOLVED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// The `realpath` calls `f` makes on this thread.
+    fn resolved_by(f: impl FnOnce()) -> usize {
+        let before = RESOLVED.with(Cell::get);
+        f();
+        RESOLVED.with(Cell::get) - before
+    }
+
+    #[test]
+    fn a_text_without_imports_resolves_no_path() {
+        let (_dir, root) = project();
+        fs::write(root.join("NOTE.md"), "x").unwrap();
+        let policy = Policy::default().with_home_dir(Some(root.clone()));
+        let text = "Plain rules, an email a@b.c and `@NOTE.md` in code.\n";
+        let mut out = None;
+        let n = resolved_by(|| out = Some(expand(&root.join("CLAUDE.md"), text, &root, &policy)));
+        assert_eq!(n, 0);
+        let out = out.unwrap();
+        assert_eq!(out.expanded, text);
+        assert!(out.imports.is_empty() && out.diagnostics.is_empty());
+        assert_eq!(out.bytes_read, 0);
+        // One import: the root, the home, the file and the import.
+        let n = resolved_by(|| {
+            let out = expand(&root.join("CLAUDE.md"), "see @NOTE.md", &root, &policy);
+            assert_eq!(out.included().count(), 1);
+        });
+        assert_eq!(n, 4);
+    }
 
     fn project() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
