@@ -994,11 +994,8 @@ impl<'a> DirScan<'a> {
         imported: Vec<(Utf8PathBuf, String)>,
         warnings: &mut Vec<String>,
     ) {
-        for (resolved, from) in imported {
-            let real_import = fs::canonicalize(&resolved)
-                .ok()
-                .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
-                .unwrap_or(resolved);
+        // Each is an import's `resolved` path, its real path already.
+        for (real_import, from) in imported {
             if real_import == real {
                 continue;
             }
