@@ -2,6 +2,7 @@
 
 mod simple;
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -49,7 +50,8 @@ pub struct CompiledScope {
     /// Each pattern's literal start (up to its first `*?[{\\`): a path that
     /// starts with none of them matches no pattern.
     prefixes: Vec<String>,
-    /// The parsed patterns, kept until the set is built.
+    /// The parsed patterns, kept until the set is built; empty for a
+    /// simple scope, whose patterns are parsed only if it ever is.
     globs: Vec<Glob>,
     /// Every pattern in its simple form, when each has one: then the glob
     /// set is never built (see [`simple`]).
@@ -75,15 +77,18 @@ impl CompiledScope {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut globs = Vec::new();
-        let mut kept = Vec::new();
-        for pattern in patterns {
-            let pattern = pattern.as_ref();
-            globs.push(compile(pattern)?);
-            kept.push(pattern.to_owned());
-        }
+        let kept: Vec<String> = patterns
+            .into_iter()
+            .map(|p| p.as_ref().to_owned())
+            .collect();
+        let simple: Option<Vec<SimpleGlob>> = kept.iter().map(|p| SimpleGlob::new(p)).collect();
+        // A simple pattern is always a valid glob (a test pins it): it is
+        // parsed as one only if the glob set is ever built.
+        let globs = match simple {
+            Some(_) => Vec::new(),
+            None => kept.iter().map(|p| compile(p)).collect::<Result<_, _>>()?,
+        };
         let prefixes = kept.iter().map(|p| literal_prefix(p).to_owned()).collect();
-        let simple = kept.iter().map(|p| SimpleGlob::new(p)).collect();
         let scope = CompiledScope {
             patterns: kept,
             prefixes,
@@ -101,12 +106,26 @@ impl CompiledScope {
         Ok(scope)
     }
 
+    /// The patterns parsed as globs: kept from [`CompiledScope::new`], or
+    /// parsed now for a simple scope (which cannot fail, see there).
+    fn parsed(&self) -> Cow<'_, [Glob]> {
+        match self.simple {
+            Some(_) => Cow::Owned(
+                self.patterns
+                    .iter()
+                    .filter_map(|p| compile(p).ok())
+                    .collect(),
+            ),
+            None => Cow::Borrowed(&self.globs),
+        }
+    }
+
     /// The matching automata, built on first use.
     fn set(&self) -> &GlobSet {
         self.set.get_or_init(|| {
             // Cannot fail below LAZY_SCOPE_BYTES (see there); an empty set
             // would match nothing, never everything.
-            build(&self.globs, &self.patterns).unwrap_or_else(|_| GlobSet::empty())
+            build(&self.parsed(), &self.patterns).unwrap_or_else(|_| GlobSet::empty())
         })
     }
 
@@ -475,7 +494,7 @@ mod tests {
         /// The first of `scope`'s patterns that matches `subject`, by the
         /// glob set built up front.
         fn eager_first<'s>(scope: &'s CompiledScope, subject: &str) -> Option<&'s str> {
-            let eager = build(&scope.globs, &scope.patterns).unwrap();
+            let eager = build(&scope.parsed(), &scope.patterns).unwrap();
             eager
                 .matches(subject)
                 .first()
@@ -520,6 +539,19 @@ mod tests {
                 let expected = eager_first(&scope, &subject);
                 prop_assert_eq!(scope.first_match(&subject), expected, "{:?}", scope.simple);
                 prop_assert_eq!(scope.is_match(&subject), expected.is_some());
+            }
+
+            /// A pattern the simple matcher takes is always a valid glob,
+            /// so a simple scope can leave parsing its globs for later
+            /// (and [`CompiledScope::new`] cannot have an error to report).
+            #[test]
+            fn a_simple_pattern_is_a_valid_glob(
+                pattern in "([ab./*?é!^,\\-]|\\*\\*|\\[|\\]|\\{|\\}|\\\\){0,12}",
+            ) {
+                if SimpleGlob::new(&pattern).is_some() {
+                    prop_assert!(compile(&pattern).is_ok(), "{:?}", pattern);
+                    prop_assert!(CompiledScope::new([pattern.as_str()]).is_ok());
+                }
             }
 
             /// The same, with patterns made of whole segments, so that
