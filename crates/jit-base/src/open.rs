@@ -65,17 +65,7 @@ pub fn open_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     no_block(&mut options);
-    let file = options.open(path).map_err(|err| {
-        // A FIFO without a reader refuses a non-blocking writer with ENXIO.
-        #[cfg(unix)]
-        if err.raw_os_error() == Some(libc::ENXIO) {
-            return io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file (a named pipe or device with no reader)",
-            );
-        }
-        err
-    })?;
+    let file = options.open(path).map_err(refused_for_writing)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(
@@ -84,6 +74,83 @@ pub fn open_append(path: &Path) -> io::Result<File> {
         ));
     }
     Ok(file)
+}
+
+/// Replaces the contents of the regular file at `path` (created if
+/// missing) with `bytes`, in place: what goes past the file's current end
+/// is written first, then the rest from the start, and the file is cut to
+/// their length.
+///
+/// Cheaper than writing a temporary file and renaming it over `path`: on
+/// ext4, a rename over an existing file makes the kernel write the new
+/// file's data out at once, and the old file's blocks are freed (0.1 to
+/// 0.6 ms together on the machine the benchmarks run on, against a few µs
+/// here). The price is atomicity: a reader must hold a lock the writer
+/// holds too, and a writer killed in the middle leaves a mix of new and old
+/// bytes, which a caller must be able to tell (a JSON document cut short,
+/// or followed by more bytes, does not parse). Running out of space while
+/// the file grows is met before the old bytes are touched, where a file
+/// system overwrites blocks in place (ext4, xfs).
+///
+/// Like [`open_regular`], the open cannot block and does not follow a final
+/// link; anything but a regular file is an error of kind
+/// [`io::ErrorKind::InvalidInput`].
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let state = dir.path().join("state.json");
+/// jit_base::overwrite(&state, b"{\"step\":10}\n")?;
+/// jit_base::overwrite(&state, b"{\"step\":9}\n")?;
+/// assert_eq!(std::fs::read_to_string(&state)?, "{\"step\":9}\n");
+///
+/// let err = jit_base::overwrite(dir.path(), b"x").unwrap_err();
+/// assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn overwrite(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(false);
+    no_block_no_follow(&mut options);
+    let file = options.open(path).map_err(refused_for_writing)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not a regular file ({})", describe(&meta)),
+        ));
+    }
+    let kept = usize::try_from(meta.len()).map_or(bytes.len(), |old| old.min(bytes.len()));
+    let (head, tail) = bytes.split_at(kept);
+    write_all_at(&file, tail, kept as u64)?;
+    write_all_at(&file, head, 0)?;
+    file.set_len(bytes.len() as u64)
+}
+
+/// An open for writing that failed because of what the path is, said as
+/// a refusal of kind [`io::ErrorKind::InvalidInput`]; other errors as they
+/// are.
+fn refused_for_writing(err: io::Error) -> io::Error {
+    let what = match err.raw_os_error() {
+        // A FIFO without a reader refuses a non-blocking writer.
+        #[cfg(unix)]
+        Some(libc::ENXIO) => "not a regular file (a named pipe or device with no reader)",
+        #[cfg(unix)]
+        Some(libc::EISDIR) => "not a regular file (a directory)",
+        _ => return err,
+    };
+    io::Error::new(io::ErrorKind::InvalidInput, what)
+}
+
+#[cfg(unix)]
+fn write_all_at(file: &File, bytes: &[u8], at: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, at)
+}
+
+#[cfg(not(unix))]
+fn write_all_at(mut file: &File, bytes: &[u8], at: u64) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    file.seek(SeekFrom::Start(at))?;
+    file.write_all(bytes)
 }
 
 #[cfg(unix)]
@@ -158,5 +225,55 @@ mod tests {
         assert!(open_regular(dir.path()).is_err());
         let err = open_regular(&dir.path().join("missing")).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn overwrite_replaces_the_contents_whatever_their_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("state.json");
+        for text in [
+            "",
+            "{\"step\":1}",
+            "{\"step\":100000}\n",
+            "{}",
+            "",
+            "[1, 2, 3]",
+        ] {
+            overwrite(&file, text.as_bytes()).unwrap();
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+        }
+        // Written in place: the same file, not a new one renamed over it.
+        use std::os::unix::fs::MetadataExt;
+        let inode = std::fs::metadata(&file).unwrap().ino();
+        overwrite(&file, b"{\"step\":2}").unwrap();
+        assert_eq!(std::fs::metadata(&file).unwrap().ino(), inode);
+    }
+
+    #[test]
+    fn overwrite_refuses_what_is_not_a_regular_file_and_leaves_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let status = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let err = overwrite(&fifo, b"x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("a named pipe"), "{err}");
+
+        let err = overwrite(dir.path(), b"x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(err.to_string().contains("a directory"), "{err}");
+
+        let target = dir.path().join("target");
+        std::fs::write(&target, "kept").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(
+            overwrite(&link, b"x").is_err(),
+            "a final link is not followed"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
     }
 }

@@ -828,6 +828,36 @@ fn a_corrupt_state_is_set_aside_and_started_afresh() {
 }
 
 #[test]
+fn the_state_is_written_in_place_and_a_torn_write_starts_afresh() {
+    use std::os::unix::fs::MetadataExt;
+    let env = Env::new();
+    env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+    let state = env.state_file("claude-code", "s");
+    let inode = fs::metadata(&state).unwrap().ino();
+    env.agent_hook("claude-code", &write("s", "src/ui/B.tsx"));
+    assert_eq!(
+        fs::metadata(&state).unwrap().ino(),
+        inode,
+        "not renamed over"
+    );
+    let stored: Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
+    assert_eq!(stored["session"]["step"], 2);
+
+    // A hook killed between writing a shorter state and cutting the file:
+    // the new state, then the end of the old one.
+    let mut torn = fs::read(&state).unwrap();
+    torn.extend_from_slice(b"2}]}}\n");
+    fs::write(&state, torn).unwrap();
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/C.tsx"));
+    assert_eq!(
+        run.injected("PostToolUse"),
+        [".claude/rules/ui.md", "src/ui/CLAUDE.md"]
+    );
+    assert!(env.state.join("claude-code-s.state.json.corrupt").exists());
+    assert_eq!(env.log().matches("starting this context afresh").count(), 1);
+}
+
+#[test]
 fn an_unwritable_state_dir_is_one_line_on_stderr_and_exit_zero() {
     let env = Env::new();
     // A file where the state directory should be: nothing can be created there.

@@ -1,7 +1,7 @@
-//! Hook state on disk: one file per agent context under the state directory, read and written under an exclusive lock, replaced by atomic rename.
+//! Hook state on disk: one file per agent context under the state directory, read and written in place under an exclusive lock.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -242,8 +242,14 @@ pub(super) fn set_aside(files: &ContextFiles) {
     let _ = fs::rename(&files.state, aside);
 }
 
-/// Writes the context's state: a temporary file in the same directory,
-/// then a rename over the old one, so a reader never sees half a state.
+/// Writes the context's state in place ([`jit_core::overwrite`]), under
+/// the context's lock, which every reader of the state holds too.
+///
+/// Not a temporary file renamed over the old one: that rename made the
+/// kernel write the file out and free the old one's blocks on every hook
+/// call, 0.1 to 0.6 ms of each on ext4. A hook killed while it writes (a
+/// few µs) leaves a state that does not parse, which the next call sets
+/// aside and starts afresh from, with a warning.
 pub(super) fn save(
     files: &ContextFiles,
     state: &StoredState,
@@ -251,23 +257,8 @@ pub(super) fn save(
 ) -> anyhow::Result<()> {
     let mut text = serde_json::to_vec(state).context("cannot encode the hook state")?;
     text.push(b'\n');
-    let tmp = Utf8PathBuf::from(format!("{}.tmp.{}", files.state, std::process::id()));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)
-            .with_context(|| format!("cannot create {tmp}"))?;
-        file.write_all(&text)
-            .with_context(|| format!("cannot write {tmp}"))?;
-        fs::rename(&tmp, &files.state)
-            .with_context(|| format!("cannot replace {} with {tmp}", files.state))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    jit_core::overwrite(files.state.as_std_path(), &text)
+        .with_context(|| format!("cannot write {}", files.state))
 }
 
 /// Removes state and lock files, and walk caches, not modified for
