@@ -195,12 +195,14 @@ pub(super) enum Loaded {
 /// Reads the context's state. Only an I/O failure other than "not found"
 /// is an error; a file that cannot be understood is [`Loaded::Unusable`].
 pub(super) fn load(files: &ContextFiles, _lock: &Locked) -> anyhow::Result<Loaded> {
-    let file = match open_regular(files.state.as_std_path()) {
-        Ok(Some(file)) => file,
+    let (file, len) = match open_regular(files.state.as_std_path()) {
+        Ok(Some(opened)) => opened,
         Ok(None) => return Ok(Loaded::Missing),
         Err(err) => return Ok(Loaded::Unusable(format!("{err:#}"))),
     };
-    let mut bytes = Vec::new();
+    // Room for the whole file and the byte that says it ended: one read.
+    let room = usize::try_from(len.min(MAX_STATE_BYTES)).unwrap_or(0) + 1;
+    let mut bytes = Vec::with_capacity(room);
     file.take(MAX_STATE_BYTES + 1)
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {}", files.state))?;
@@ -223,12 +225,12 @@ pub(super) fn load(files: &ContextFiles, _lock: &Locked) -> anyhow::Result<Loade
     }
 }
 
-/// Opens `path` for reading if it is a regular file: `None` when it does
-/// not exist, an error for anything else (a FIFO, a directory, a link),
+/// Opens `path` for reading if it is a regular file, with its length:
+/// `None` when it does not exist, an error for anything else (a FIFO, a directory, a link),
 /// judged on the open descriptor so a FIFO swapped in cannot stall it.
-fn open_regular(path: &Path) -> anyhow::Result<Option<File>> {
+fn open_regular(path: &Path) -> anyhow::Result<Option<(File, u64)>> {
     match jit_core::open_regular(path) {
-        Ok((file, _)) => Ok(Some(file)),
+        Ok((file, meta)) => Ok(Some((file, meta.len()))),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(err) => Err(err).with_context(|| format!("cannot open {}", path.display())),
     }
