@@ -70,10 +70,9 @@ pub(super) fn parse(yaml: &str) -> Option<Map<String, Value>> {
             items += 1;
             continue;
         }
-        if indent > 0 {
-            return None;
-        }
         close(&mut map, open.take());
+        // An indented line that is no item fails here: a key starts with
+        // a letter.
         let (key, value) = line.split_once(':')?;
         if !is_key(key) || map.contains_key(key) {
             return None;
@@ -232,7 +231,10 @@ mod tests {
             Some(json!({"paths": ["a", "b"]}))
         );
         assert_eq!(read("\n\n"), Some(json!({})));
-        assert_eq!(read("d: x 中文 é\n"), Some(json!({"d": "x 中文 é"})));
+        assert_eq!(
+            read("d: x 中文 é，ｙ 😀\n"),
+            Some(json!({"d": "x 中文 é，ｙ 😀"}))
+        );
     }
 
     #[test]
