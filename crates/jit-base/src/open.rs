@@ -200,15 +200,21 @@ pub fn describe(meta: &Metadata) -> &'static str {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_fifo_is_refused_at_once_and_a_file_opens() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("rule.md");
+    /// A named pipe `name` in `dir`, with no reader or writer.
+    fn fifo(dir: &Path, name: &str) -> std::path::PathBuf {
+        let fifo = dir.join(name);
         let status = std::process::Command::new("mkfifo")
             .arg(&fifo)
             .status()
             .unwrap();
         assert!(status.success());
+        fifo
+    }
+
+    #[test]
+    fn a_fifo_is_refused_at_once_and_a_file_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = fifo(dir.path(), "rule.md");
         let err = open_regular(&fifo).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert!(err.to_string().contains("a named pipe"), "{err}");
@@ -252,12 +258,7 @@ mod tests {
     #[test]
     fn overwrite_refuses_what_is_not_a_regular_file_and_leaves_it() {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("fifo");
-        let status = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let fifo = fifo(dir.path(), "state.json");
         let err = overwrite(&fifo, b"x").unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
         assert!(err.to_string().contains("a named pipe"), "{err}");
