@@ -35,7 +35,13 @@ pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
     let mut options = OpenOptions::new();
     options.read(true);
     no_block_no_follow(&mut options);
-    let file = options.open(path)?;
+    regular(options.open(path)?)
+}
+
+/// `file` with its metadata, taken from the open descriptor, if it is a
+/// regular file; an error of kind [`io::ErrorKind::InvalidInput`] saying
+/// what it is otherwise.
+fn regular(file: File) -> io::Result<(File, Metadata)> {
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(
@@ -65,14 +71,7 @@ pub fn open_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     no_block(&mut options);
-    let file = options.open(path).map_err(refused_for_writing)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("not a regular file ({})", describe(&meta)),
-        ));
-    }
+    let (file, _) = regular(options.open(path).map_err(refused_for_writing)?)?;
     Ok(file)
 }
 
@@ -111,14 +110,7 @@ pub fn overwrite(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut options = OpenOptions::new();
     options.write(true).create(true).truncate(false);
     no_block_no_follow(&mut options);
-    let file = options.open(path).map_err(refused_for_writing)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("not a regular file ({})", describe(&meta)),
-        ));
-    }
+    let (file, meta) = regular(options.open(path).map_err(refused_for_writing)?)?;
     let kept = usize::try_from(meta.len()).map_or(bytes.len(), |old| old.min(bytes.len()));
     let (head, tail) = bytes.split_at(kept);
     write_all_at(&file, tail, kept as u64)?;
