@@ -188,7 +188,8 @@ pub fn describe(meta: &Metadata) -> &'static str {
     "not a regular file"
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
