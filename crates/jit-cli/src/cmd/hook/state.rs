@@ -271,6 +271,9 @@ pub(super) fn prune(dir: &Utf8Path, now: SystemTime) -> usize {
         name.ends_with(".state.json")
             || name.ends_with(".lock")
             || name.ends_with(".state.json.corrupt")
+            // A temporary state an earlier version wrote to rename over
+            // the state, left behind by a hook killed in between.
+            || name.contains(".state.json.tmp.")
     };
     // Walk caches (`walks/`, see `crate::walk_cache`) too: one untouched
     // this long belongs to a project not opened since, or is rebuilt by
@@ -342,13 +345,19 @@ mod tests {
     fn only_old_state_and_lock_files_are_pruned() {
         let dir = tempfile::tempdir().unwrap();
         let dir = Utf8Path::from_path(dir.path()).unwrap();
-        for name in ["a.state.json", "a.lock", "a.events.jsonl", "notes.txt"] {
+        for name in [
+            "a.state.json",
+            "a.lock",
+            "a.state.json.tmp.4242",
+            "a.events.jsonl",
+            "notes.txt",
+        ] {
             fs::write(dir.join(name), "x").unwrap();
         }
         let now = SystemTime::now();
         assert_eq!(prune(dir, now), 0, "fresh files stay");
         let later = now + PRUNE_AFTER + Duration::from_secs(60);
-        assert_eq!(prune(dir, later), 2);
+        assert_eq!(prune(dir, later), 3);
         assert!(dir.join("a.events.jsonl").exists());
         assert!(dir.join("notes.txt").exists());
         assert!(!dir.join("a.state.json").exists());
