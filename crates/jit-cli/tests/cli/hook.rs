@@ -858,6 +858,51 @@ fn the_state_is_written_in_place_and_a_torn_write_starts_afresh() {
 }
 
 #[test]
+fn a_state_that_is_no_regular_file_is_set_aside_and_replaced_by_one() {
+    let env = Env::new();
+    fs::create_dir_all(&env.state).unwrap();
+    let target = env.state.join("elsewhere.json");
+    fs::write(&target, "{}").unwrap();
+    for (session, what) in [
+        ("fifo", "a named pipe"),
+        ("dir", "a directory"),
+        ("link", "a link"),
+    ] {
+        let state = env.state_file("claude-code", session);
+        match session {
+            "fifo" => assert!(
+                std::process::Command::new("mkfifo")
+                    .arg(&state)
+                    .status()
+                    .unwrap()
+                    .success()
+            ),
+            "dir" => fs::create_dir(&state).unwrap(),
+            _ => std::os::unix::fs::symlink(&target, &state).unwrap(),
+        }
+        let run = env.agent_hook("claude-code", &write(session, "src/ui/A.tsx"));
+        assert_eq!(run.code, 0, "{what}: {run:?}");
+        assert_eq!(
+            run.injected("PostToolUse"),
+            [".claude/rules/ui.md", "src/ui/CLAUDE.md"],
+            "{what}"
+        );
+        assert!(fs::symlink_metadata(&state).unwrap().is_file(), "{what}");
+        serde_json::from_slice::<Value>(&fs::read(&state).unwrap()).unwrap();
+        let aside = env
+            .state
+            .join(format!("claude-code-{session}.state.json.corrupt"));
+        assert!(fs::symlink_metadata(aside).is_ok(), "{what}");
+    }
+    assert_eq!(
+        fs::read_to_string(&target).unwrap(),
+        "{}",
+        "a link's target is left alone"
+    );
+    assert_eq!(env.log().matches("starting this context afresh").count(), 3);
+}
+
+#[test]
 fn an_unwritable_state_dir_is_one_line_on_stderr_and_exit_zero() {
     let env = Env::new();
     // A file where the state directory should be: nothing can be created there.
