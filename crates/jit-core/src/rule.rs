@@ -309,28 +309,31 @@ pub(crate) fn read_rule(
     max_bytes: u64,
 ) -> Result<Arc<ParsedRule>, Rejection> {
     if meta.len() > max_bytes {
-        return Err(Rejection::new(
-            SkipReason::TooLarge,
-            format!(
-                "{} bytes is over the {max_bytes}-byte cap for one rule file; split it, or raise the cap",
-                meta.len()
-            ),
-        ));
+        return Err(too_large(meta.len(), max_bytes));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     // The file is judged again on the open descriptor: it may have been
     // swapped for a FIFO or a link since its metadata was taken.
-    let read = crate::open::open_regular(path.as_std_path())
-        .and_then(|(file, _)| file.take(max_bytes + 1).read_to_end(&mut bytes));
-    if let Err(err) = read {
-        // A file that is not a regular file stays so until its stamp
-        // changes; any other I/O error may pass (a `chmod` does not change
-        // the stamp), so it is tried again on the next touch.
-        let permanent = err.kind() == std::io::ErrorKind::InvalidInput;
-        return Err(Rejection {
-            transient: !permanent,
-            ..Rejection::new(SkipReason::Unreadable, format!("cannot read {path}: {err}"))
-        });
+    match crate::open::open_regular(path.as_std_path()) {
+        Ok((file, _)) => read_opened(path, file, meta, source, max_bytes),
+        Err(err) => Err(unreadable(path, &err)),
+    }
+}
+
+/// Reads and parses the rule file `path`, open as `file` (a regular file,
+/// whose metadata `meta` was taken on the descriptor).
+pub(crate) fn read_opened(
+    path: &Utf8Path,
+    file: fs::File,
+    meta: &fs::Metadata,
+    source: &dyn RuleSource,
+    max_bytes: u64,
+) -> Result<Arc<ParsedRule>, Rejection> {
+    if meta.len() > max_bytes {
+        return Err(too_large(meta.len(), max_bytes));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    if let Err(err) = file.take(max_bytes + 1).read_to_end(&mut bytes) {
+        return Err(unreadable(path, &err));
     }
     if bytes.len() as u64 > max_bytes {
         return Err(Rejection::new(
@@ -351,6 +354,27 @@ pub(crate) fn read_rule(
         )
     })?;
     parse_rule(&text, source).map(Arc::new)
+}
+
+/// A rule file over the size cap.
+fn too_large(len: u64, max_bytes: u64) -> Rejection {
+    Rejection::new(
+        SkipReason::TooLarge,
+        format!(
+            "{len} bytes is over the {max_bytes}-byte cap for one rule file; split it, or raise the cap"
+        ),
+    )
+}
+
+/// A rule file that could not be opened or read. One that is not a regular
+/// file stays so until its stamp changes; any other I/O error may pass (a
+/// `chmod` does not change the stamp), so it is tried again on the next touch.
+fn unreadable(path: &Utf8Path, err: &std::io::Error) -> Rejection {
+    let permanent = err.kind() == std::io::ErrorKind::InvalidInput;
+    Rejection {
+        transient: !permanent,
+        ..Rejection::new(SkipReason::Unreadable, format!("cannot read {path}: {err}"))
+    }
 }
 
 /// Parses a rule file's text (frontmatter, scope) with the rules of `source`.

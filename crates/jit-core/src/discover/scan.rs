@@ -15,7 +15,7 @@ use crate::rule::scope::ScopeMatcher;
 use crate::rule::source::{Imports, Precedence, RuleDir, RuleSource};
 use crate::rule::{
     Attribution, LoadKind, LoadedRule, ParsedRule, RuleScope, SkipReason, SkippedRule, Stamp, Tier,
-    read_rule,
+    read_opened, read_rule,
 };
 use jit_base::slash;
 
@@ -400,7 +400,7 @@ impl<'a> DirScan<'a> {
         files.sort();
         if files.len() > MAX_RULE_FILES_PER_FOLDER {
             let over = files.len() - MAX_RULE_FILES_PER_FOLDER;
-            let first_left_out = self.engine.display(&files[MAX_RULE_FILES_PER_FOLDER]);
+            let first_left_out = self.engine.display(&files[MAX_RULE_FILES_PER_FOLDER].0);
             files.truncate(MAX_RULE_FILES_PER_FOLDER);
             // One row for the lot: thousands of rows would bury the rest.
             self.skip(
@@ -414,12 +414,43 @@ impl<'a> DirScan<'a> {
                 ),
             );
         }
-        for file in files {
+        for (file, regular) in files {
+            if regular && self.judge_unstamped(source, &file) {
+                continue;
+            }
             match fs::symlink_metadata(&file) {
                 Ok(meta) => self.judge(source, &file, meta),
                 Err(err) => self.unreadable(&file, &err),
             }
         }
+    }
+
+    /// Decides a rule file its folder's listing calls a regular file, in
+    /// a folder that is its own real path, when nothing is known of it yet
+    /// (neither in the context nor parsed): it is opened at once and its
+    /// stamp taken on the descriptor, which saves the `lstat` a known file
+    /// needs to be compared before it is read. `false` when it cannot be
+    /// opened as a regular file (gone, or swapped for a link or a FIFO
+    /// since the listing): the caller judges it from its `lstat` then.
+    fn judge_unstamped(&mut self, source: &dyn RuleSource, file: &Utf8Path) -> bool {
+        let known = self.state.loaded.contains_key(file.as_str())
+            || self.state.parsed.contains_key(file.as_str());
+        if known || !file.parent().is_some_and(|dir| self.is_plain(dir)) {
+            return false;
+        }
+        let Ok((opened, meta)) = crate::open::open_regular(file.as_std_path()) else {
+            return false;
+        };
+        #[cfg(test)]
+        tests::UNSTAMPED.with(|n| n.set(n.get() + 1));
+        let parsed = read_opened(file, opened, &meta, source, self.engine.max_rule_bytes);
+        // As in `parsed`: a passing failure is not kept, and is read again.
+        if !matches!(&parsed, Err(rejection) if rejection.transient) {
+            let stamp = Stamp::of(&meta);
+            self.state.parsed.insert(file.to_string(), (stamp, parsed));
+        }
+        self.judge(source, file, meta);
+        true
     }
 
     fn set_buffer(&mut self, dir: &Utf8Path, name: &str) {
@@ -463,7 +494,7 @@ impl<'a> DirScan<'a> {
         folder: &Utf8Path,
         suffix: &str,
         recursive: bool,
-        files: &mut Vec<Utf8PathBuf>,
+        files: &mut Vec<(Utf8PathBuf, bool)>,
         visited: &mut HashSet<Utf8PathBuf>,
     ) {
         let Some((real, meta)) = self.rule_folder(folder) else {
@@ -507,7 +538,8 @@ impl<'a> DirScan<'a> {
                     self.list_rule_dir(&path, suffix, recursive, files, visited);
                 }
             } else if path.as_str().ends_with(suffix) {
-                files.push(path);
+                let regular = entry.file_type().is_ok_and(|kind| kind.is_file());
+                files.push((path, regular));
             }
         }
     }
@@ -1118,6 +1150,57 @@ mod tests {
                 .map(|s| format!("{} {:?} {}", s.file, s.reason, s.detail))
                 .collect(),
         )
+    }
+
+    thread_local! {
+        /// How many rule files this thread read without an `lstat` first.
+        pub(super) static UNSTAMPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A rule file its listing calls regular, and that nothing is known of,
+    /// is opened at once; a link, a named pipe and a file already read are
+    /// judged from their `lstat`, with the same decisions as before.
+    #[test]
+    #[cfg(unix)]
+    fn a_rule_file_nothing_is_known_of_is_read_without_an_lstat() {
+        let (dir, engine) = tree();
+        let rules = dir.path().join(".claude/rules");
+        std::os::unix::fs::symlink(rules.join("tsx.md"), rules.join("link.md")).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(rules.join("pipe.md"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let read = |state: &mut DiscoveryState, path: &str| {
+            let before = UNSTAMPED.with(std::cell::Cell::get);
+            let discovery = engine.discover(state, Utf8Path::new(path), engine.root());
+            (
+                UNSTAMPED.with(std::cell::Cell::get) - before,
+                rows(&discovery),
+            )
+        };
+        let mut state = DiscoveryState::default();
+        let (unstamped, (loaded, skipped)) = read(&mut state, "src/ui/Button.tsx");
+        // py.md at the root and footer.md below; not the link nor the pipe,
+        // nor tsx.md, known once the link to it was read (in sorted order).
+        assert_eq!(unstamped, 2);
+        assert!(
+            loaded.contains(&".claude/rules/link.md PathGlobMatch 12".to_owned()),
+            "{loaded:?}"
+        );
+        for row in [
+            ".claude/rules/pipe.md Unreadable not a regular file (a named pipe), so it is not read",
+            ".claude/rules/py.md ScopeMiss `src/ui/Button.tsx` matches none of [\"**/*.py\"]",
+            ".claude/rules/tsx.md AlreadyLoaded already in the context and unchanged since it \
+             was read: it came in as .claude/rules/link.md (claude)",
+        ] {
+            assert!(skipped.contains(&row.to_owned()), "{row}\n{skipped:#?}");
+        }
+        // Everything is known now: compared by its stamp, not read again.
+        let (unstamped, _) = read(&mut state, "src/ui/Card.tsx");
+        assert_eq!(unstamped, 0);
+        let (unstamped, _) = read(&mut DiscoveryState::default(), "src/ui/Card.tsx");
+        assert_eq!(unstamped, 2, "a fresh state knows nothing");
     }
 
     /// A replayed open record decides exactly what a scan from the listing
