@@ -331,6 +331,8 @@ pub(crate) fn read_opened(
     if meta.len() > max_bytes {
         return Err(too_large(meta.len(), max_bytes));
     }
+    #[cfg(test)]
+    READS.with(|n| n.set(n.get() + 1));
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     if let Err(err) = file.take(max_bytes + 1).read_to_end(&mut bytes) {
         return Err(unreadable(path, &err));
@@ -354,6 +356,12 @@ pub(crate) fn read_opened(
         )
     })?;
     parse_rule(&text, source).map(Arc::new)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many rule files this thread read.
+    pub(crate) static READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// A rule file over the size cap.

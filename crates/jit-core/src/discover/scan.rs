@@ -1173,17 +1173,23 @@ mod tests {
         assert!(status.success());
         let read = |state: &mut DiscoveryState, path: &str| {
             let before = UNSTAMPED.with(std::cell::Cell::get);
+            let reads = crate::rule::READS.with(std::cell::Cell::get);
             let discovery = engine.discover(state, Utf8Path::new(path), engine.root());
+            let reads = crate::rule::READS.with(std::cell::Cell::get) - reads;
             (
                 UNSTAMPED.with(std::cell::Cell::get) - before,
+                reads,
                 rows(&discovery),
             )
         };
         let mut state = DiscoveryState::default();
-        let (unstamped, (loaded, skipped)) = read(&mut state, "src/ui/Button.tsx");
+        let (unstamped, reads, (loaded, skipped)) = read(&mut state, "src/ui/Button.tsx");
         // py.md at the root and footer.md below; not the link nor the pipe,
         // nor tsx.md, known once the link to it was read (in sorted order).
         assert_eq!(unstamped, 2);
+        // Each file read once: those two, tsx.md through the link, and the
+        // CLAUDE.md, AGENTS.md and src/ui/CLAUDE.md on the chain.
+        assert_eq!(reads, 6);
         assert!(
             loaded.contains(&".claude/rules/link.md PathGlobMatch 12".to_owned()),
             "{loaded:?}"
@@ -1197,10 +1203,57 @@ mod tests {
             assert!(skipped.contains(&row.to_owned()), "{row}\n{skipped:#?}");
         }
         // Everything is known now: compared by its stamp, not read again.
-        let (unstamped, _) = read(&mut state, "src/ui/Card.tsx");
-        assert_eq!(unstamped, 0);
-        let (unstamped, _) = read(&mut DiscoveryState::default(), "src/ui/Card.tsx");
+        let (unstamped, reads, _) = read(&mut state, "src/ui/Card.tsx");
+        assert_eq!((unstamped, reads), (0, 0));
+        let (unstamped, _, _) = read(&mut DiscoveryState::default(), "src/ui/Card.tsx");
         assert_eq!(unstamped, 2, "a fresh state knows nothing");
+    }
+
+    /// A rule of exactly the size cap is read, one byte more is refused
+    /// as too large before it is read, whether its folder was listed or
+    /// its name probed.
+    #[test]
+    fn the_size_cap_holds_at_its_boundary_for_listed_and_probed_rules() {
+        let (dir, engine) = tree();
+        let engine = engine.with_max_rule_bytes(64);
+        let root = dir.path();
+        let text = |n: usize| format!("---\npaths: [\"**/*.rs\"]\n---\n{}\n", "x".repeat(n));
+        let at_cap = text(64 - text(0).len());
+        assert_eq!(at_cap.len(), 64);
+        fs::write(root.join(".claude/rules/cap.md"), &at_cap).unwrap();
+        fs::write(
+            root.join(".claude/rules/over.md"),
+            text(64 - text(0).len() + 1),
+        )
+        .unwrap();
+        fs::create_dir_all(root.join("lib")).unwrap();
+        fs::write(root.join("lib/CLAUDE.md"), "y".repeat(64)).unwrap();
+        fs::write(root.join("lib/AGENTS.md"), "z".repeat(65)).unwrap();
+        let discovery = engine.discover(
+            &mut DiscoveryState::default(),
+            Utf8Path::new("lib/a.rs"),
+            engine.root(),
+        );
+        let (loaded, skipped) = rows(&discovery);
+        assert!(
+            loaded
+                .iter()
+                .any(|r| r.starts_with(".claude/rules/cap.md ")),
+            "{loaded:?}"
+        );
+        assert!(
+            loaded.iter().any(|r| r.starts_with("lib/CLAUDE.md ")),
+            "{loaded:?}"
+        );
+        for file in [
+            ".claude/rules/over.md TooLarge 65 bytes",
+            "lib/AGENTS.md TooLarge 65 bytes",
+        ] {
+            assert!(
+                skipped.iter().any(|r| r.starts_with(file)),
+                "{file}\n{skipped:#?}"
+            );
+        }
     }
 
     /// A replayed open record decides exactly what a scan from the listing
