@@ -308,9 +308,6 @@ pub(crate) fn read_rule(
     source: &dyn RuleSource,
     max_bytes: u64,
 ) -> Result<Arc<ParsedRule>, Rejection> {
-    if meta.len() > max_bytes {
-        return Err(too_large(meta.len(), max_bytes));
-    }
     // The file is judged again on the open descriptor: it may have been
     // swapped for a FIFO or a link since its metadata was taken.
     match crate::open::open_regular(path.as_std_path()) {
@@ -319,8 +316,9 @@ pub(crate) fn read_rule(
     }
 }
 
-/// Reads and parses the rule file `path`, open as `file` (a regular file,
-/// whose metadata `meta` was taken on the descriptor).
+/// Reads and parses the rule file `path`, open as `file`, whose metadata
+/// `meta` was taken before it is read: one over `max_bytes` is refused
+/// unread.
 pub(crate) fn read_opened(
     path: &Utf8Path,
     file: fs::File,
