@@ -871,7 +871,7 @@ fn a_state_that_is_no_regular_file_is_set_aside_and_replaced_by_one() {
         let state = env.state_file("claude-code", session);
         match session {
             "fifo" => assert!(
-                std::process::Command::new("mkfifo")
+                Command::new("mkfifo")
                     .arg(&state)
                     .status()
                     .unwrap()
