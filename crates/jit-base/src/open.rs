@@ -121,16 +121,20 @@ pub fn overwrite(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// An open for writing that failed because of what the path is, said as
 /// a refusal of kind [`io::ErrorKind::InvalidInput`]; other errors as they
 /// are.
+#[cfg(unix)]
 fn refused_for_writing(err: io::Error) -> io::Error {
     let what = match err.raw_os_error() {
         // A FIFO without a reader refuses a non-blocking writer.
-        #[cfg(unix)]
         Some(libc::ENXIO) => "not a regular file (a named pipe or device with no reader)",
-        #[cfg(unix)]
         Some(libc::EISDIR) => "not a regular file (a directory)",
         _ => return err,
     };
     io::Error::new(io::ErrorKind::InvalidInput, what)
+}
+
+#[cfg(not(unix))]
+fn refused_for_writing(err: io::Error) -> io::Error {
+    err
 }
 
 #[cfg(unix)]
