@@ -444,11 +444,7 @@ impl<'a> DirScan<'a> {
         #[cfg(test)]
         tests::UNSTAMPED.with(|n| n.set(n.get() + 1));
         let parsed = read_opened(file, opened, &meta, source, self.engine.max_rule_bytes);
-        // As in `parsed`: a passing failure is not kept, and is read again.
-        if !matches!(&parsed, Err(rejection) if rejection.transient) {
-            let stamp = Stamp::of(&meta);
-            self.state.parsed.insert(file.to_string(), (stamp, parsed));
-        }
+        self.state.keep_parse(file, Stamp::of(&meta), &parsed);
         self.judge(source, file, meta);
         true
     }
@@ -826,14 +822,7 @@ impl<'a> DirScan<'a> {
                     },
                 };
                 let parsed = read_rule(real, meta, source, self.engine.max_rule_bytes);
-                // A passing failure is not remembered: the next touch reads
-                // the file again. Anything else is kept until the file
-                // changes, so a broken rule costs one parse, not one per touch.
-                if !matches!(&parsed, Err(rejection) if rejection.transient) {
-                    self.state
-                        .parsed
-                        .insert(real.to_string(), (stamp, parsed.clone()));
-                }
+                self.state.keep_parse(real, stamp, &parsed);
                 parsed
             }
         };

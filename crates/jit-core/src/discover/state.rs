@@ -104,6 +104,22 @@ pub(super) struct Replay {
 }
 
 impl DiscoveryState {
+    /// Keeps the parse of the rule file `real`, read at `stamp`, for the
+    /// touches that meet it again. A passing failure is not kept: the next
+    /// touch reads the file again. Anything else is kept until the file
+    /// changes, so a broken rule costs one parse, not one per touch.
+    pub(super) fn keep_parse(
+        &mut self,
+        real: &Utf8Path,
+        stamp: Stamp,
+        parsed: &Result<Arc<ParsedRule>, Rejection>,
+    ) {
+        if !matches!(parsed, Err(rejection) if rejection.transient) {
+            self.parsed
+                .insert(real.to_string(), (stamp, parsed.clone()));
+        }
+    }
+
     /// Records a rule file as already in the context (for example loaded at
     /// startup), so discovery reports it `already_loaded` instead of
     /// injecting it twice. Returns `false` if its metadata cannot be read.
