@@ -327,7 +327,13 @@ pub(crate) fn read_opened(
     max_bytes: u64,
 ) -> Result<Arc<ParsedRule>, Rejection> {
     if meta.len() > max_bytes {
-        return Err(too_large(meta.len(), max_bytes));
+        return Err(Rejection::new(
+            SkipReason::TooLarge,
+            format!(
+                "{} bytes is over the {max_bytes}-byte cap for one rule file; split it, or raise the cap",
+                meta.len()
+            ),
+        ));
     }
     #[cfg(test)]
     READS.with(|n| n.set(n.get() + 1));
@@ -360,16 +366,6 @@ pub(crate) fn read_opened(
 thread_local! {
     /// How many rule files this thread read.
     pub(crate) static READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// A rule file over the size cap.
-fn too_large(len: u64, max_bytes: u64) -> Rejection {
-    Rejection::new(
-        SkipReason::TooLarge,
-        format!(
-            "{len} bytes is over the {max_bytes}-byte cap for one rule file; split it, or raise the cap"
-        ),
-    )
 }
 
 /// A rule file that could not be opened or read. One that is not a regular
