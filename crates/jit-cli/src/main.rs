@@ -8,7 +8,7 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
 
 // Plug-in crates register through `inventory`; naming them keeps them linked.
 use jit_tools as _;
@@ -54,35 +54,205 @@ struct Cli {
     command: Option<Command>,
 }
 
-#[derive(Debug, Subcommand)]
+/// A command of `jit`. Its name, its line in `jit --help` and its
+/// arguments are in [`COMMANDS`].
+#[derive(Debug)]
 enum Command {
-    /// Simulate a session that touches PATHs in order and show every rule decision.
     Explain(cmd::explain::Args),
-    /// Which files a bash command writes.
     Bash(cmd::bash::Args),
-    /// Extract and expand the @imports of a rule file.
     Imports(cmd::imports::Args),
-    /// Which paths a tool call touches, from the tool's registered reporter.
     Paths(cmd::paths::Args),
-    /// Run the startup load: the rules a session gets before any tool runs.
     Startup(cmd::startup::Args),
-    /// Hit rate, waste, resident bytes, latency and leaderboards over event logs.
     Stats(cmd::stats::Args),
-    /// Run as an agent's hook (Claude Code, Codex, Gemini CLI), or install it.
     Hook(cmd::hook::Args),
-    /// Check every rule file: frontmatter, scopes, imports, duplicates and
-    /// reachability, judged as the engine judges them.
     Lint(cmd::lint::Args),
-    /// Replay a recorded agent session: what JIT would have injected, when,
-    /// and at what cost, against eager and native loading.
     Replay(cmd::replay::Args),
-    /// Why a rule file does or does not load for a path: the four-step
-    /// checklist, each step with its evidence, and a fix.
-    #[command(long_about = cmd::why::LONG_ABOUT)]
     Why(cmd::why::Args),
-    /// Check that every tool your harness exposes (`--tools FILE`) has
-    /// exactly one path reporter; exit 1 on findings, 2 on an unreadable file.
     Audit(cmd::audit::Args),
+}
+
+/// One command of `jit`: its name, its line in `jit --help` (and a long
+/// description, shown by its own `--help`), and what adds its arguments.
+struct CommandSpec {
+    name: &'static str,
+    about: &'static str,
+    long_about: Option<&'static str>,
+    args: fn(clap::Command) -> clap::Command,
+}
+
+/// Every command, in the order `jit --help` lists them.
+///
+/// Each command's arguments are built only when it is the command being
+/// parsed (`clap::Command::defer`): every `jit` process, every hook call
+/// among them, parses its arguments once, and building the arguments of
+/// all eleven commands to parse one was most of what clap cost a start
+/// (about 0.1 ms of building, and the first run of that code, on every
+/// call). What a command shows and accepts is the same either way; the
+/// tests hold the deferred build to the eager one.
+const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        name: "explain",
+        about: "Simulate a session that touches PATHs in order and show every rule decision",
+        long_about: None,
+        args: args::<cmd::explain::Args>,
+    },
+    CommandSpec {
+        name: "bash",
+        about: "Which files a bash command writes",
+        long_about: None,
+        args: args::<cmd::bash::Args>,
+    },
+    CommandSpec {
+        name: "imports",
+        about: "Extract and expand the @imports of a rule file",
+        long_about: None,
+        args: args::<cmd::imports::Args>,
+    },
+    CommandSpec {
+        name: "paths",
+        about: "Which paths a tool call touches, from the tool's registered reporter",
+        long_about: None,
+        args: args::<cmd::paths::Args>,
+    },
+    CommandSpec {
+        name: "startup",
+        about: "Run the startup load: the rules a session gets before any tool runs",
+        long_about: None,
+        args: args::<cmd::startup::Args>,
+    },
+    CommandSpec {
+        name: "stats",
+        about: "Hit rate, waste, resident bytes, latency and leaderboards over event logs",
+        long_about: None,
+        args: args::<cmd::stats::Args>,
+    },
+    CommandSpec {
+        name: "hook",
+        about: "Run as an agent's hook (Claude Code, Codex, Gemini CLI), or install it",
+        long_about: None,
+        args: args::<cmd::hook::Args>,
+    },
+    CommandSpec {
+        name: "lint",
+        about: "Check every rule file: frontmatter, scopes, imports, duplicates and \
+                reachability, judged as the engine judges them",
+        long_about: None,
+        args: args::<cmd::lint::Args>,
+    },
+    CommandSpec {
+        name: "replay",
+        about: "Replay a recorded agent session: what JIT would have injected, when, and \
+                at what cost, against eager and native loading",
+        long_about: None,
+        args: args::<cmd::replay::Args>,
+    },
+    CommandSpec {
+        name: "why",
+        about: "Why a rule file does or does not load for a path: the four-step \
+                checklist, each step with its evidence, and a fix",
+        long_about: Some(cmd::why::LONG_ABOUT),
+        args: args::<cmd::why::Args>,
+    },
+    CommandSpec {
+        name: "audit",
+        about: "Check that every tool your harness exposes (`--tools FILE`) has exactly \
+                one path reporter; exit 1 on findings, 2 on an unreadable file",
+        long_about: None,
+        args: args::<cmd::audit::Args>,
+    },
+];
+
+impl CommandSpec {
+    /// The command with its description; its arguments are added when it
+    /// is parsed, or when a help or an error needs them.
+    fn deferred(&self) -> clap::Command {
+        self.described().defer(self.args)
+    }
+
+    /// The command with its description and nothing else.
+    fn described(&self) -> clap::Command {
+        clap::Command::new(self.name)
+            .about(self.about)
+            .long_about(self.long_about)
+    }
+}
+
+/// Adds `A`'s arguments to `command`, keeping the description `command`
+/// has (an arguments type's own doc comment would replace it).
+fn args<A: clap::Args>(command: clap::Command) -> clap::Command {
+    let about = command.get_about().cloned();
+    let long_about = command.get_long_about().cloned();
+    let command = A::augment_args(command);
+    let command = match about {
+        Some(about) => command.about(about),
+        None => command.about(None::<&str>),
+    };
+    match long_about {
+        Some(long_about) => command.long_about(long_about),
+        None => command.long_about(None::<&str>),
+    }
+}
+
+impl clap::Subcommand for Command {
+    fn augment_subcommands(cli: clap::Command) -> clap::Command {
+        cli.subcommands(COMMANDS.iter().map(CommandSpec::deferred))
+    }
+
+    fn augment_subcommands_for_update(cli: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cli)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        COMMANDS.iter().any(|spec| spec.name == name)
+    }
+}
+
+impl clap::FromArgMatches for Command {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Self::from_arg_matches_mut(&mut matches.clone())
+    }
+
+    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, mut sub)) = matches.remove_subcommand() else {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::MissingSubcommand,
+                "a command is required\n",
+            ));
+        };
+        let sub = &mut sub;
+        Ok(match name.as_str() {
+            "explain" => Command::Explain(cmd::explain::Args::from_arg_matches_mut(sub)?),
+            "bash" => Command::Bash(cmd::bash::Args::from_arg_matches_mut(sub)?),
+            "imports" => Command::Imports(cmd::imports::Args::from_arg_matches_mut(sub)?),
+            "paths" => Command::Paths(cmd::paths::Args::from_arg_matches_mut(sub)?),
+            "startup" => Command::Startup(cmd::startup::Args::from_arg_matches_mut(sub)?),
+            "stats" => Command::Stats(cmd::stats::Args::from_arg_matches_mut(sub)?),
+            "hook" => Command::Hook(cmd::hook::Args::from_arg_matches_mut(sub)?),
+            "lint" => Command::Lint(cmd::lint::Args::from_arg_matches_mut(sub)?),
+            "replay" => Command::Replay(cmd::replay::Args::from_arg_matches_mut(sub)?),
+            "why" => Command::Why(cmd::why::Args::from_arg_matches_mut(sub)?),
+            "audit" => Command::Audit(cmd::audit::Args::from_arg_matches_mut(sub)?),
+            other => {
+                return Err(clap::Error::raw(
+                    clap::error::ErrorKind::InvalidSubcommand,
+                    format!("no command {other:?}\n"),
+                ));
+            }
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+
+    fn update_from_arg_matches_mut(
+        &mut self,
+        matches: &mut clap::ArgMatches,
+    ) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches_mut(matches)?;
+        Ok(())
+    }
 }
 
 fn main() -> ExitCode {
@@ -128,4 +298,153 @@ fn fail(err: &anyhow::Error) -> ExitCode {
     let message = format!("{err:#}");
     let _ = output::stderr_line(format_args!("jit: error: {}", output::escape(&message)));
     ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+
+    use clap::{CommandFactory, Parser};
+
+    use super::{COMMANDS, Cli};
+
+    /// Every command line that shows a help, as typed after `jit`.
+    fn helped() -> Vec<Vec<&'static str>> {
+        let mut all: Vec<Vec<&str>> = vec![vec![]];
+        all.extend(COMMANDS.iter().map(|spec| vec![spec.name]));
+        all.push(vec!["hook", "install"]);
+        all.push(vec!["hook", "uninstall"]);
+        all
+    }
+
+    /// The command line with every command's arguments built up front.
+    fn eager() -> clap::Command {
+        let mut cli = Cli::command();
+        cli.build();
+        cli
+    }
+
+    /// `words` as typed after `jit`, from `eager`.
+    fn find<'a>(eager: &'a mut clap::Command, words: &[&str]) -> &'a mut clap::Command {
+        words.iter().fold(eager, |command, word| {
+            command.find_subcommand_mut(word).unwrap()
+        })
+    }
+
+    /// What `jit ARGV…` prints and how it fails, when it fails: from the
+    /// deferred build that `jit` uses, and from the eager one.
+    fn both(argv: &[&str]) -> (String, String) {
+        let argv = || std::iter::once("jit").chain(argv.iter().copied());
+        let deferred = Cli::command().try_get_matches_from(argv()).unwrap_err();
+        let eager = eager().try_get_matches_from(argv()).unwrap_err();
+        assert_eq!(
+            deferred.kind(),
+            eager.kind(),
+            "jit {argv:?}",
+            argv = argv().collect::<Vec<_>>()
+        );
+        (deferred.to_string(), eager.to_string())
+    }
+
+    #[test]
+    fn a_deferred_command_shows_the_help_its_eager_build_shows() {
+        for words in helped() {
+            for flag in ["--help", "-h"] {
+                let mut argv = words.clone();
+                argv.push(flag);
+                let (deferred, eager) = both(&argv);
+                assert_eq!(deferred, eager, "jit {argv:?}");
+                assert!(deferred.contains("Usage: jit"), "jit {argv:?}: {deferred}");
+            }
+            // `jit help WORDS…` too.
+            let mut argv = vec!["help"];
+            argv.extend(words.iter().copied());
+            let (deferred, eager) = both(&argv);
+            assert_eq!(deferred, eager, "jit {argv:?}");
+        }
+    }
+
+    #[test]
+    fn no_command_builds_its_arguments_until_it_is_parsed() {
+        let cli = Cli::command();
+        for spec in COMMANDS {
+            let command = cli.find_subcommand(spec.name).unwrap();
+            assert_eq!(command.get_arguments().count(), 0, "{}", spec.name);
+        }
+    }
+
+    #[test]
+    fn every_command_is_described_and_takes_its_own_arguments() {
+        let mut eager = eager();
+        let eager = &mut eager;
+        for spec in COMMANDS {
+            let command = find(eager, &[spec.name]);
+            assert_eq!(command.get_about().unwrap().to_string(), spec.about);
+            assert_eq!(
+                command.get_long_about().map(ToString::to_string).as_deref(),
+                spec.long_about
+            );
+            // Its arguments were added: every command has at least one
+            // besides the help flag.
+            assert!(
+                command.get_arguments().any(|arg| arg.get_id() != "help"),
+                "{}",
+                spec.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_command_name_parses_to_its_own_command() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["explain", "a.rs"], "Explain("),
+            (&["bash", "ls"], "Bash("),
+            (&["imports", "CLAUDE.md"], "Imports("),
+            (&["paths", "--tool", "read", "--input", "{}"], "Paths("),
+            (&["startup"], "Startup("),
+            (&["stats", "events.jsonl"], "Stats("),
+            (&["hook"], "Hook("),
+            (&["lint"], "Lint("),
+            (&["replay"], "Replay("),
+            (&["why", "CLAUDE.md", "a.rs"], "Why("),
+            (&["audit"], "Audit("),
+        ];
+        assert_eq!(cases.len(), COMMANDS.len(), "a case per command");
+        for (words, variant) in cases {
+            let argv = std::iter::once("jit").chain(words.iter().copied());
+            let cli = Cli::try_parse_from(argv).unwrap();
+            let parsed = format!("{:?}", cli.command.unwrap());
+            assert!(
+                parsed.starts_with(variant),
+                "jit {words:?} parsed as {parsed}"
+            );
+        }
+        assert!(Cli::try_parse_from(["jit"]).unwrap().command.is_none());
+    }
+
+    #[test]
+    fn a_usage_error_in_a_deferred_command_names_its_arguments() {
+        let err = Cli::try_parse_from(["jit", "explain", "--bogus", "a.rs"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
+        assert!(
+            err.to_string()
+                .contains("Usage: jit explain [OPTIONS] <PATH>..."),
+            "{err}"
+        );
+        let err = Cli::try_parse_from(["jit", "bogus"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::InvalidSubcommand);
+        for argv in [
+            &["explain", "--bogus", "a.rs"][..],
+            &["explain"],
+            &["bogus"],
+            &["hook", "--agent", "nobody"],
+            &["hook", "install"],
+            &["why", "CLAUDE.md"],
+            &["paths", "--tool", "read"],
+            &["--version"],
+        ] {
+            let (deferred, eager) = both(argv);
+            assert_eq!(deferred, eager, "jit {argv:?}");
+        }
+    }
 }
