@@ -423,6 +423,36 @@ mod tests {
     }
 
     #[test]
+    fn a_command_is_read_from_shared_matches_and_updated_in_place() {
+        use clap::{FromArgMatches as _, Subcommand as _};
+        let matches = Cli::command()
+            .try_get_matches_from(["jit", "lint", "--json"])
+            .unwrap();
+        let lint = super::Command::from_arg_matches(&matches).unwrap();
+        assert!(format!("{lint:?}").starts_with("Lint("), "{lint:?}");
+        let mut command = lint;
+        let matches = Cli::command()
+            .try_get_matches_from(["jit", "bash", "ls"])
+            .unwrap();
+        command.update_from_arg_matches(&matches).unwrap();
+        assert!(format!("{command:?}").starts_with("Bash("), "{command:?}");
+        let mut matches = Cli::command()
+            .try_get_matches_from(["jit", "why", "CLAUDE.md", "a.rs"])
+            .unwrap();
+        command.update_from_arg_matches_mut(&mut matches).unwrap();
+        assert!(format!("{command:?}").starts_with("Why("), "{command:?}");
+        // No command given: an error, not a default.
+        let matches = Cli::command().try_get_matches_from(["jit"]).unwrap();
+        let err = super::Command::from_arg_matches(&matches).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::MissingSubcommand);
+        // The update form declares every command too.
+        let cli = super::Command::augment_subcommands_for_update(clap::Command::new("jit"));
+        assert_eq!(cli.get_subcommands().count(), COMMANDS.len());
+        assert!(super::Command::has_subcommand("hook"));
+        assert!(!super::Command::has_subcommand("help"));
+    }
+
+    #[test]
     fn a_usage_error_in_a_deferred_command_names_its_arguments() {
         let err = Cli::try_parse_from(["jit", "explain", "--bogus", "a.rs"]).unwrap_err();
         assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
