@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use anyhow::{Context, bail};
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_core::{Engine, Injection, Registry, Session, SessionConfig, StartupOptions, ToolCall};
+use jit_core::{Engine, Injection, Session, SessionConfig, StartupOptions, ToolCall};
 
 use super::AgentKind;
 use super::native;
@@ -110,7 +110,10 @@ fn handle_inner(
     let dir = state::state_dir()?;
     outcome.log = Some(dir.join("hook.log"));
     let payload = read_payload(options, input, outcome)?;
-    let registry = Arc::new(Registry::checked()?);
+    // The tools linked into this binary, audited once per process (the
+    // configuration holds them; building a second registry for the hook's
+    // own use cost a fresh process another pass over the registrations).
+    let config = SessionConfig::checked()?;
 
     // Decide what the event asks before touching any state, so an event
     // with nothing to do costs no lock and no file.
@@ -170,8 +173,7 @@ fn handle_inner(
     let budget = options
         .budget
         .unwrap_or_else(|| default_budget(payload.agent));
-    let mut config = SessionConfig::new()
-        .with_registry(Arc::clone(&registry))
+    let mut config = config
         .with_event_log(files.events.clone())
         .with_step_budget(Some(budget));
     if options.native {
@@ -217,6 +219,10 @@ fn handle_inner(
         Work::Tools(calls) => {
             // One malformed call of a batch must not hide the others; when
             // every call is malformed, that is the failure to report.
+            let registry = session
+                .config()
+                .registry()
+                .map_err(|report| anyhow::anyhow!("{report}"))?;
             let (good, bad): (Vec<ToolCall>, Vec<ToolCall>) = calls.into_iter().partition(|call| {
                 registry
                     .affected_paths(&call.tool, &call.input, &cwd)
