@@ -22,6 +22,9 @@
 //! * `process_floor`: `jit --version`, what any fresh process of the binary
 //!   costs, for the two above.
 //!
+//! `JIT_BENCH_BIN=PATH` times another build of `jit` with the same
+//! benchmarks (a statically linked one, say: see docs/PERFORMANCE.md).
+//!
 //! Every process runs with an empty temporary `HOME` (its state directory,
 //! where the walk cache lives, under it), so no user rules are read.
 #![allow(
@@ -37,6 +40,9 @@ use std::sync::OnceLock;
 
 use bench_tree::{Spec, Tree};
 use divan::Bencher;
+
+#[path = "common/bin.rs"]
+mod bin;
 
 /// The `--cwd` of `startup_cwd`: a package two levels down, on the chain.
 const CWD: &str = "services/billing";
@@ -167,7 +173,7 @@ fn engine_medians() {
 /// cache) under the fixture's home, without the walk cache unless `cache`;
 /// returns its JSON.
 fn jit(repo: &Repo, args: &[&str], cache: bool) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_jit"))
+    let out = Command::new(bin::jit_bin())
         .args(args)
         .current_dir(&repo.tree.root)
         .env("HOME", &repo.home)
@@ -220,7 +226,7 @@ fn variant_repo(variant: &str) -> (&'static Repo, bool) {
 #[divan::bench(sample_count = 30, sample_size = 1)]
 fn process_floor(bencher: Bencher) {
     bencher.bench(|| {
-        let out = Command::new(env!("CARGO_BIN_EXE_jit"))
+        let out = Command::new(bin::jit_bin())
             .arg("--version")
             .output()
             .unwrap();

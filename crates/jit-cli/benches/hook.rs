@@ -6,7 +6,8 @@
 //! imports, a dozen scoped rules in `.claude/rules`, and a `CLAUDE.md` every
 //! few directories, among them each level of the depth-8 chain the
 //! benchmarked call writes into. Each sample spawns the binary, as an agent
-//! does for every tool call.
+//! does for every tool call. `JIT_BENCH_BIN=PATH` times another build of
+//! `jit` instead (a statically linked one, say: see docs/PERFORMANCE.md).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -20,6 +21,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use divan::Bencher;
+
+#[path = "common/bin.rs"]
+mod bin;
 
 #[path = "common/tree.rs"]
 mod tree;
@@ -159,7 +163,7 @@ fn post_tool_use(fixture: &Fixture, session: &str, file: &str) -> String {
 
 /// One `jit hook` process, as Claude Code runs it; returns its stdout.
 fn hook(fixture: &Fixture, payload: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_jit"))
+    let mut child = Command::new(bin::jit_bin())
         .args(["hook", "--agent", "claude-code"])
         .env("HOME", &fixture.home)
         .env("JIT_STATE_DIR", &fixture.state)
@@ -188,7 +192,7 @@ fn bare_start(bencher: Bencher) {
 }
 
 fn bare_start_once() {
-    let out = Command::new(env!("CARGO_BIN_EXE_jit"))
+    let out = Command::new(bin::jit_bin())
         .arg("--version")
         .output()
         .unwrap();
