@@ -66,20 +66,30 @@ pub struct SessionConfig {
     step_budget: Option<u64>,
     event_log: Option<Utf8PathBuf>,
     boundary: String,
-    registry: CheckedRegistry,
+    registry: RegistrySource,
     native: Option<Arc<dyn NativeLoads>>,
 }
 
 /// A registry that passed its audit, or the report of why it did not.
 type CheckedRegistry = Result<Arc<Registry>, Arc<AuditReport>>;
 
+/// Where a configuration's registry comes from.
+#[derive(Debug, Clone)]
+enum RegistrySource {
+    /// Everything linked into this binary ([`linked_registry`]), built and
+    /// audited the first time any configuration asks for it: a process
+    /// that answers no tool call (a `jit explain`, a startup load) never
+    /// pays for it.
+    Linked,
+    /// One given to [`SessionConfig::with_registry`], audited there.
+    Given(CheckedRegistry),
+}
+
 /// Everything linked into this binary, audited once: `inventory` is fixed
 /// at link time, so every configuration shares one answer.
-fn linked_registry() -> CheckedRegistry {
+fn linked_registry() -> &'static CheckedRegistry {
     static LINKED: OnceLock<CheckedRegistry> = OnceLock::new();
-    LINKED
-        .get_or_init(|| Registry::checked().map(Arc::new).map_err(Arc::new))
-        .clone()
+    LINKED.get_or_init(|| Registry::checked().map(Arc::new).map_err(Arc::new))
 }
 
 impl Default for SessionConfig {
@@ -118,7 +128,7 @@ impl SessionConfig {
             step_budget: None,
             event_log: None,
             boundary: prompt::CACHE_BOUNDARY.to_owned(),
-            registry: linked_registry(),
+            registry: RegistrySource::Linked,
             native: None,
         }
     }
@@ -127,7 +137,7 @@ impl SessionConfig {
     /// this binary when they fail [`Registry::checked`].
     pub fn checked() -> Result<Self, AuditReport> {
         let config = SessionConfig::new();
-        match &config.registry {
+        match config.checked_registry() {
             Ok(_) => Ok(config),
             Err(report) => Err(AuditReport::clone(report)),
         }
@@ -181,17 +191,26 @@ impl SessionConfig {
     /// [`audit`](crate::audit), tool calls fail with
     /// [`ErrorKind::FailedAudit`] (see [`SessionConfig::new`]).
     pub fn with_registry(mut self, registry: Arc<Registry>) -> Self {
-        self.registry = match audit(&registry) {
+        self.registry = RegistrySource::Given(match audit(&registry) {
             Ok(()) => Ok(registry),
             Err(report) => Err(Arc::new(report)),
-        };
+        });
         self
+    }
+
+    /// The registry, or its audit report, built now if it is the linked
+    /// one and no configuration has asked for that yet.
+    fn checked_registry(&self) -> &CheckedRegistry {
+        match &self.registry {
+            RegistrySource::Linked => linked_registry(),
+            RegistrySource::Given(checked) => checked,
+        }
     }
 
     /// The registry tool calls are answered from, or the audit report of
     /// why there is none.
     pub fn registry(&self) -> Result<&Registry, &AuditReport> {
-        match &self.registry {
+        match self.checked_registry() {
             Ok(registry) => Ok(registry),
             Err(report) => Err(report),
         }
@@ -835,7 +854,7 @@ impl Session {
                 ..Injection::default()
             });
         }
-        let registry = match &self.config.registry {
+        let registry = match self.config.checked_registry() {
             Ok(registry) => Arc::clone(registry),
             Err(report) => {
                 return Err(Error::new(
