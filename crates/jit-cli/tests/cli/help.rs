@@ -77,6 +77,28 @@ fn why_long_help_shows_the_checklist_and_short_help_the_summary() {
 }
 
 #[test]
+fn bare_jit_into_a_closed_pipe_is_quiet_and_into_a_full_device_fails() {
+    // The reader has gone (`jit | head -c0`): it had what it wanted.
+    let (code, err) = crate::jit_closed_stdout(None, &[]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    // Any other write error is one: reported, exit status 2.
+    #[cfg(target_os = "linux")]
+    {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_jit"))
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("jit: error:"), "{err}");
+    }
+}
+
+#[test]
 fn bare_jit_prints_where_to_start_and_exits_zero() {
     let (code, out, err) = jit(&[]);
     assert_eq!(code, 0, "{err}");
