@@ -216,28 +216,7 @@ fn handle_inner(
             ));
             started = true;
         }
-        Work::Tools(calls) => {
-            // One malformed call of a batch must not hide the others; when
-            // every call is malformed, that is the failure to report.
-            let registry = session
-                .config()
-                .registry()
-                .map_err(|report| anyhow::anyhow!("{report}"))?;
-            let (good, bad): (Vec<ToolCall>, Vec<ToolCall>) = calls.into_iter().partition(|call| {
-                registry
-                    .affected_paths(&call.tool, &call.input, &cwd)
-                    .is_ok()
-            });
-            let errors = bad
-                .iter()
-                .filter_map(|call| registry.affected_paths(&call.tool, &call.input, &cwd).err())
-                .map(|err| format!("{}: {err}", err.kind()));
-            if good.is_empty() {
-                bail!("{}", errors.collect::<Vec<_>>().join("; "));
-            }
-            outcome.notes.extend(errors);
-            injected.push(session.tool_batch(&good, &cwd)?);
-        }
+        Work::Tools(calls) => injected.push(tool_calls(&mut session, calls, &cwd, outcome)?),
         Work::Touch(paths) => injected.push(session.touch_batch(&paths, &cwd)),
         Work::Native(path) => {
             let path = if path.is_absolute() {
@@ -285,6 +264,35 @@ fn handle_inner(
         outcome.stdout = Some(serde_json::to_string(&output)?);
     }
     Ok(())
+}
+
+/// Runs the tool calls of one event through `session`. One malformed call
+/// of a batch must not hide the others: its error becomes a note; when
+/// every call is malformed, that is the failure to report.
+fn tool_calls(
+    session: &mut Session,
+    calls: Vec<ToolCall>,
+    cwd: &Utf8Path,
+    outcome: &mut Outcome,
+) -> anyhow::Result<Injection> {
+    let registry = session
+        .config()
+        .registry()
+        .map_err(|report| anyhow::anyhow!("{report}"))?;
+    let (good, bad): (Vec<ToolCall>, Vec<ToolCall>) = calls.into_iter().partition(|call| {
+        registry
+            .affected_paths(&call.tool, &call.input, cwd)
+            .is_ok()
+    });
+    let errors = bad
+        .iter()
+        .filter_map(|call| registry.affected_paths(&call.tool, &call.input, cwd).err())
+        .map(|err| format!("{}: {err}", err.kind()));
+    if good.is_empty() {
+        bail!("{}", errors.collect::<Vec<_>>().join("; "));
+    }
+    outcome.notes.extend(errors);
+    Ok(session.tool_batch(&good, cwd)?)
 }
 
 /// Bytes of context text `injected` holds.
