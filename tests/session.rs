@@ -1297,6 +1297,8 @@ fn clear_forgets_startup_blocks_too_and_rearm_keeps_them() {
     assert_eq!(report.loaded[0].file, "CLAUDE.md");
     assert_eq!(injection.blocks[0].file, "CLAUDE.md");
     assert!(injection.headers[0].contains("(session_start, triggered by .)"));
+    // A startup load starts no step: it belongs to the one the touch began.
+    assert_eq!(injection.step, 1);
 }
 
 #[test]
