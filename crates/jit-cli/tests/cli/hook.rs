@@ -796,6 +796,35 @@ fn bad_input_never_disturbs_the_call_nor_a_valid_state() {
 }
 
 #[test]
+fn a_malformed_call_of_a_batch_is_logged_and_its_batch_mates_still_run() {
+    let env = Env::new();
+    let batch = claude(
+        "s",
+        "PostToolBatch",
+        r#","tool_calls":[{"tool_name":"Write","tool_input":{"file_path":7}},{"tool_name":"Write","tool_input":{"file_path":"$ROOT/src/ui/A.tsx","content":"a"}},{"tool_name":"Edit","tool_input":{}}]"#,
+    );
+    let run = env.agent_hook("claude-code", &batch);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("src/ui/CLAUDE.md"), "{run:?}");
+    // Not a failure of the call: nothing on stderr, one log line per bad call.
+    assert!(run.stderr.is_empty(), "{run:?}");
+    let log = env.log();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    assert!(log.contains("expected a string, got a number"), "{log}");
+    // Every call malformed: the call fails, naming each.
+    let all_bad = claude(
+        "s",
+        "PostToolBatch",
+        r#","tool_calls":[{"tool_name":"Write","tool_input":{"file_path":7}},{"tool_name":"Edit","tool_input":{}}]"#,
+    );
+    let run = env.agent_hook("claude-code", &all_bad);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
+    assert!(run.stderr.contains("; "), "both errors, joined: {run:?}");
+}
+
+#[test]
 fn a_corrupt_state_is_set_aside_and_started_afresh() {
     let env = Env::new();
     fs::create_dir_all(&env.state).unwrap();

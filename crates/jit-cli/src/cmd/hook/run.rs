@@ -279,17 +279,16 @@ fn tool_calls(
         .config()
         .registry()
         .map_err(|report| anyhow::anyhow!("{report}"))?;
-    let (good, bad): (Vec<ToolCall>, Vec<ToolCall>) = calls.into_iter().partition(|call| {
-        registry
-            .affected_paths(&call.tool, &call.input, cwd)
-            .is_ok()
-    });
-    let errors = bad
-        .iter()
-        .filter_map(|call| registry.affected_paths(&call.tool, &call.input, cwd).err())
-        .map(|err| format!("{}: {err}", err.kind()));
+    let mut good = Vec::with_capacity(calls.len());
+    let mut errors = Vec::new();
+    for call in calls {
+        match registry.affected_paths(&call.tool, &call.input, cwd) {
+            Ok(_) => good.push(call),
+            Err(err) => errors.push(format!("{}: {err}", err.kind())),
+        }
+    }
     if good.is_empty() {
-        bail!("{}", errors.collect::<Vec<_>>().join("; "));
+        bail!("{}", errors.join("; "));
     }
     outcome.notes.extend(errors);
     Ok(session.tool_batch(&good, cwd)?)
