@@ -8,7 +8,7 @@
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{FromArgMatches, Parser};
 
 // Plug-in crates register through `inventory`; naming them keeps them linked.
 use jit_tools as _;
@@ -78,6 +78,8 @@ struct CommandSpec {
     about: &'static str,
     long_about: Option<&'static str>,
     args: fn(clap::Command) -> clap::Command,
+    /// Reads the command from the matches of its arguments.
+    parse: fn(&mut clap::ArgMatches) -> Result<Command, clap::Error>,
 }
 
 /// Every command, in the order `jit --help` lists them.
@@ -95,42 +97,49 @@ const COMMANDS: &[CommandSpec] = &[
         about: "Simulate a session that touches PATHs in order and show every rule decision",
         long_about: None,
         args: args::<cmd::explain::Args>,
+        parse: |matches| parsed(matches, Command::Explain),
     },
     CommandSpec {
         name: "bash",
         about: "Which files a bash command writes",
         long_about: None,
         args: args::<cmd::bash::Args>,
+        parse: |matches| parsed(matches, Command::Bash),
     },
     CommandSpec {
         name: "imports",
         about: "Extract and expand the @imports of a rule file",
         long_about: None,
         args: args::<cmd::imports::Args>,
+        parse: |matches| parsed(matches, Command::Imports),
     },
     CommandSpec {
         name: "paths",
         about: "Which paths a tool call touches, from the tool's registered reporter",
         long_about: None,
         args: args::<cmd::paths::Args>,
+        parse: |matches| parsed(matches, Command::Paths),
     },
     CommandSpec {
         name: "startup",
         about: "Run the startup load: the rules a session gets before any tool runs",
         long_about: None,
         args: args::<cmd::startup::Args>,
+        parse: |matches| parsed(matches, Command::Startup),
     },
     CommandSpec {
         name: "stats",
         about: "Hit rate, waste, resident bytes, latency and leaderboards over event logs",
         long_about: None,
         args: args::<cmd::stats::Args>,
+        parse: |matches| parsed(matches, Command::Stats),
     },
     CommandSpec {
         name: "hook",
         about: "Run as an agent's hook (Claude Code, Codex, Gemini CLI), or install it",
         long_about: None,
         args: args::<cmd::hook::Args>,
+        parse: |matches| parsed(matches, Command::Hook),
     },
     CommandSpec {
         name: "lint",
@@ -138,6 +147,7 @@ const COMMANDS: &[CommandSpec] = &[
                 reachability, judged as the engine judges them",
         long_about: None,
         args: args::<cmd::lint::Args>,
+        parse: |matches| parsed(matches, Command::Lint),
     },
     CommandSpec {
         name: "replay",
@@ -145,6 +155,7 @@ const COMMANDS: &[CommandSpec] = &[
                 at what cost, against eager and native loading",
         long_about: None,
         args: args::<cmd::replay::Args>,
+        parse: |matches| parsed(matches, Command::Replay),
     },
     CommandSpec {
         name: "why",
@@ -152,6 +163,7 @@ const COMMANDS: &[CommandSpec] = &[
                 checklist, each step with its evidence, and a fix",
         long_about: Some(cmd::why::LONG_ABOUT),
         args: args::<cmd::why::Args>,
+        parse: |matches| parsed(matches, Command::Why),
     },
     CommandSpec {
         name: "audit",
@@ -159,6 +171,7 @@ const COMMANDS: &[CommandSpec] = &[
                 one path reporter; exit 1 on findings, 2 on an unreadable file",
         long_about: None,
         args: args::<cmd::audit::Args>,
+        parse: |matches| parsed(matches, Command::Audit),
     },
 ];
 
@@ -166,14 +179,10 @@ impl CommandSpec {
     /// The command with its description; its arguments are added when it
     /// is parsed, or when a help or an error needs them.
     fn deferred(&self) -> clap::Command {
-        self.described().defer(self.args)
-    }
-
-    /// The command with its description and nothing else.
-    fn described(&self) -> clap::Command {
         clap::Command::new(self.name)
             .about(self.about)
             .long_about(self.long_about)
+            .defer(self.args)
     }
 }
 
@@ -193,6 +202,14 @@ fn args<A: clap::Args>(command: clap::Command) -> clap::Command {
     }
 }
 
+/// `A` read from `matches`, as the command `wrap` makes of it.
+fn parsed<A: FromArgMatches>(
+    matches: &mut clap::ArgMatches,
+    wrap: fn(A) -> Command,
+) -> Result<Command, clap::Error> {
+    A::from_arg_matches_mut(matches).map(wrap)
+}
+
 impl clap::Subcommand for Command {
     fn augment_subcommands(cli: clap::Command) -> clap::Command {
         cli.subcommands(COMMANDS.iter().map(CommandSpec::deferred))
@@ -207,7 +224,7 @@ impl clap::Subcommand for Command {
     }
 }
 
-impl clap::FromArgMatches for Command {
+impl FromArgMatches for Command {
     fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
         Self::from_arg_matches_mut(&mut matches.clone())
     }
@@ -219,26 +236,16 @@ impl clap::FromArgMatches for Command {
                 "a command is required\n",
             ));
         };
-        let sub = &mut sub;
-        Ok(match name.as_str() {
-            "explain" => Command::Explain(cmd::explain::Args::from_arg_matches_mut(sub)?),
-            "bash" => Command::Bash(cmd::bash::Args::from_arg_matches_mut(sub)?),
-            "imports" => Command::Imports(cmd::imports::Args::from_arg_matches_mut(sub)?),
-            "paths" => Command::Paths(cmd::paths::Args::from_arg_matches_mut(sub)?),
-            "startup" => Command::Startup(cmd::startup::Args::from_arg_matches_mut(sub)?),
-            "stats" => Command::Stats(cmd::stats::Args::from_arg_matches_mut(sub)?),
-            "hook" => Command::Hook(cmd::hook::Args::from_arg_matches_mut(sub)?),
-            "lint" => Command::Lint(cmd::lint::Args::from_arg_matches_mut(sub)?),
-            "replay" => Command::Replay(cmd::replay::Args::from_arg_matches_mut(sub)?),
-            "why" => Command::Why(cmd::why::Args::from_arg_matches_mut(sub)?),
-            "audit" => Command::Audit(cmd::audit::Args::from_arg_matches_mut(sub)?),
-            other => {
-                return Err(clap::Error::raw(
+        let spec = COMMANDS
+            .iter()
+            .find(|spec| spec.name == name)
+            .ok_or_else(|| {
+                clap::Error::raw(
                     clap::error::ErrorKind::InvalidSubcommand,
-                    format!("no command {other:?}\n"),
-                ));
-            }
-        })
+                    format!("no command {name:?}\n"),
+                )
+            })?;
+        (spec.parse)(&mut sub)
     }
 
     fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
