@@ -168,7 +168,19 @@ impl SystemPrompt {
             file: file.to_owned(),
             content,
         };
+        let before = self.blocks.len();
         self.blocks.retain(|b| b.file != file);
+        if self.blocks.len() == before {
+            // A new block: the text is what `set` made of it (nothing else
+            // assigns it), so `set` would rebuild the same text and append
+            // this block after the others. Appending it directly keeps a
+            // session's injections linear in the prompt's size instead of
+            // rebuilding the whole prompt once per rule.
+            self.text.push_str("\n\n");
+            self.text.push_str(&block.render());
+            self.blocks.push(block);
+            return;
+        }
         self.blocks.push(block);
         let text = std::mem::take(&mut self.text);
         self.set(text);
@@ -427,6 +439,59 @@ mod properties {
             prompt.upsert(&files[0], "new text\n".to_owned());
             prop_assert_eq!(prompt.text().matches(&begin_marker(&files[0])).count(), 1);
             prop_assert_eq!(prompt.text().matches("new text").count(), 1);
+        }
+    }
+
+    /// One step of a session's use of its prompt.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Set(String),
+        Upsert(usize, String),
+        Remove(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            "[a-z <>!\\-\n]{0,30}".prop_map(Op::Set),
+            (0..4usize, proptest::collection::vec(fragment(), 0..4))
+                .prop_map(|(i, parts)| Op::Upsert(i, parts.concat())),
+            (0..4usize).prop_map(Op::Remove),
+        ]
+    }
+
+    proptest! {
+        /// Adding a block appends it to the text instead of rebuilding the
+        /// whole prompt; whatever came before (caller's text, replaced and
+        /// removed blocks, rule text quoting markers, another boundary),
+        /// the text is exactly what a rebuild gives.
+        #[test]
+        fn adding_a_block_gives_the_text_a_rebuild_gives(
+            boundary in prop_oneof![Just(CACHE_BOUNDARY.to_owned()), "[a-z!<>\\-]{1,8}"],
+            ops in proptest::collection::vec(op(), 1..12),
+        ) {
+            let mut prompt = SystemPrompt::with_boundary(boundary);
+            for op in ops {
+                match op {
+                    Op::Set(base) => prompt.set(base),
+                    Op::Upsert(i, content) => {
+                        let file = format!("d{i}/CLAUDE.md");
+                        let mut rebuilt = prompt.clone();
+                        rebuilt.blocks.retain(|b| b.file != file);
+                        rebuilt.blocks.push(PromptBlock { file: file.clone(), content: content.clone() });
+                        let text = rebuilt.text().to_owned();
+                        rebuilt.set(text);
+                        prompt.upsert(&file, content);
+                        prop_assert_eq!(prompt.text(), rebuilt.text());
+                        prop_assert_eq!(prompt.blocks(), rebuilt.blocks());
+                    }
+                    Op::Remove(i) => {
+                        prompt.remove(&format!("d{i}/CLAUDE.md"));
+                    }
+                }
+                let mut again = prompt.clone();
+                again.set(prompt.text().to_owned());
+                prop_assert_eq!(again.text(), prompt.text());
+            }
         }
     }
 
