@@ -328,22 +328,76 @@ fn dir_rule_files(
     listing: &[(String, bool)],
     out: &mut Vec<Found>,
 ) {
-    let at = Plain { root, plain };
+    let entries = Entries::Listed(listing);
     for (i, source) in sources.iter().enumerate() {
-        // As strings: a path's `==` compares component by component.
-        let at_root = dir.as_str() == root.as_str();
-        let named = named_files(at, dir, source.as_ref(), at_root, listing);
-        out.extend(named.into_iter().map(|(p, real)| (i, p, real)));
-        for rule_dir in source.rule_dirs() {
-            if listed(listing, &rule_dir.path) {
-                let plain = match at.below(dir, &rule_dir.path) {
-                    Below::Plain => true,
-                    Below::Missing => continue,
-                    Below::Other => false,
-                };
-                let folder = dir.join(&rule_dir.path);
-                let found = rule_folder_files(Plain { root, plain }, &folder, rule_dir);
-                out.extend(found.into_iter().map(|(p, real)| (i, p, real)));
+        let files = source_files(root, dir, plain, source.as_ref(), &entries, false);
+        out.extend(files.into_iter().map(|(p, real)| (i, p, real)));
+    }
+}
+
+/// The rule files of one source in one directory: named candidates, then
+/// each rule folder's files; only the first one found when `first_only`.
+fn source_files(
+    root: &Utf8Path,
+    dir: &Utf8Path,
+    plain: bool,
+    source: &dyn RuleSource,
+    entries: &Entries<'_>,
+    first_only: bool,
+) -> Vec<(Utf8PathBuf, bool)> {
+    let at = Plain { root, plain };
+    // As strings: a path's `==` compares component by component.
+    let at_root = dir.as_str() == root.as_str();
+    let mut out = named_files(at, dir, source, at_root, entries, first_only);
+    for rule_dir in source.rule_dirs() {
+        if first_only && !out.is_empty() {
+            break;
+        }
+        if entries.has(&rule_dir.path) {
+            let plain = match at.below(dir, &rule_dir.path) {
+                Below::Plain => true,
+                Below::Missing => continue,
+                Below::Other => false,
+            };
+            let folder = dir.join(&rule_dir.path);
+            out.extend(rule_folder_files(Plain { root, plain }, &folder, rule_dir));
+        }
+    }
+    out
+}
+
+/// What a directory holds, as far as the rule-file checks ask: whether a
+/// candidate's first component is one of its entries.
+enum Entries<'a> {
+    /// From a listing of the directory (a walk lists every directory it
+    /// visits anyway).
+    Listed(&'a [(String, bool)]),
+    /// Asked name by name, each first component with one `lstat`: a
+    /// handful of names costs less than listing a directory, for a caller
+    /// that looks at a few directories and a few sources in each. A name
+    /// of one component is always "there": the check that follows looks
+    /// it up itself, and finds it missing just the same.
+    Probed {
+        dir: &'a Utf8Path,
+        seen: std::cell::RefCell<Vec<(String, bool)>>,
+    },
+}
+
+impl Entries<'_> {
+    /// Whether the first component of `name` is in the directory, so the
+    /// candidate is worth a closer look.
+    fn has(&self, name: &str) -> bool {
+        let first = name.split('/').next().unwrap_or(name);
+        match self {
+            Entries::Listed(listing) => listing.iter().any(|(n, _)| n == first),
+            Entries::Probed { .. } if first == name => true,
+            Entries::Probed { dir, seen } => {
+                if let Some((_, there)) = seen.borrow().iter().find(|(n, _)| n == first) {
+                    return *there;
+                }
+                let there = fs::symlink_metadata(dir.join(first)).is_ok();
+                seen.borrow_mut().push((first.to_owned(), there));
+                there
             }
         }
     }
@@ -490,13 +544,6 @@ fn listing(dir: &Utf8Path) -> Vec<(String, bool)> {
     }
 }
 
-/// Whether a candidate's first component is in the directory's listing,
-/// so it is worth a system call.
-fn listed(listing: &[(String, bool)], name: &str) -> bool {
-    let first = name.split('/').next().unwrap_or(name);
-    listing.iter().any(|(n, _)| n == first)
-}
-
 /// Decides which of a source's candidate names in `dir` are rule files:
 /// regular files really inside the root, only the first one under
 /// [`Precedence::FirstFound`], root-only names at the root alone.
@@ -505,13 +552,14 @@ fn named_files(
     dir: &Utf8Path,
     source: &dyn RuleSource,
     at_root: bool,
-    listing: &[(String, bool)],
+    entries: &Entries<'_>,
+    first_only: bool,
 ) -> Vec<(Utf8PathBuf, bool)> {
-    let first_found = source.precedence() == Precedence::FirstFound;
+    let first_found = first_only || source.precedence() == Precedence::FirstFound;
     let root_files: &[String] = if at_root { source.root_files() } else { &[] };
     let mut found = Vec::new();
     for name in source.files().iter().chain(root_files) {
-        if !listed(listing, name) {
+        if !entries.has(name) {
             continue;
         }
         // A name with a folder (`.claude/CLAUDE.md`) may cross a linked
@@ -772,9 +820,40 @@ fn same_candidates(a: &dyn RuleSource, b: &dyn RuleSource) -> bool {
 /// ```
 pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Arc<dyn RuleSource>> {
     let sources = all_sources();
+    let (root, chain) = chain_along(root, dirs);
+    // Only whether each source has a file matters: a source is no longer
+    // looked for once one is found, and a directory's entries are probed
+    // by name rather than listed.
+    let mut found: Vec<Found> = Vec::new();
+    for (dir, plain) in &chain {
+        // A touched file, or a path not there, holds nothing (listing it
+        // would fail); a directory reached through a link is one too.
+        if !*plain && !fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        let entries = Entries::Probed {
+            dir,
+            seen: std::cell::RefCell::default(),
+        };
+        for (i, source) in sources.iter().enumerate() {
+            if found.iter().any(|(f, _, _)| *f == i) {
+                continue;
+            }
+            if let Some((path, real)) =
+                source_files(&root, dir, *plain, source.as_ref(), &entries, true).pop()
+            {
+                found.push((i, path, real));
+            }
+        }
+    }
+    pick(sources, &found)
+}
+
+/// The canonical `root`, then the root and every directory on the way to
+/// each of `dirs` (root-relative), once each, with whether it is its own
+/// real path (reached from the root through no link).
+fn chain_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> (Utf8PathBuf, Vec<(Utf8PathBuf, bool)>) {
     let root = real_or_given(root);
-    // Each directory, and whether it is its own real path (reached from the
-    // root through no link).
     let mut chain: Vec<(Utf8PathBuf, bool)> = vec![(root.clone(), true)];
     for dir in dirs {
         let mut at = root.clone();
@@ -789,11 +868,7 @@ pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Ar
             chain.push((at.clone(), plain));
         }
     }
-    let mut found = Vec::new();
-    for (dir, plain) in &chain {
-        dir_rule_files(&root, dir, *plain, &sources, &listing(dir), &mut found);
-    }
-    pick(sources, &found)
+    (root, chain)
 }
 
 /// The sources that have a file in `found`, in their order; Claude's when
@@ -1168,5 +1243,116 @@ mod tests {
         fs::write(root.join(&last_in).join("CLAUDE.md"), "x\n").unwrap();
         fs::write(root.join(&first_out).join("CLAUDE.md"), "x\n").unwrap();
         assert_eq!(found(&root), [format!("{last_in}/CLAUDE.md")]);
+    }
+
+    /// Detection along a chain probes names instead of listing each
+    /// directory, and stops looking for a convention once it has found
+    /// one: it must pick exactly what listing every directory of the
+    /// chain picks, whatever the tree holds (rule files at any level,
+    /// directories and links named like rule files, links out of the
+    /// root, a linked directory on the chain).
+    mod detection_along {
+        use std::fs;
+
+        use camino::{Utf8Path, Utf8PathBuf};
+        use proptest::prelude::*;
+
+        use crate::rule::source::all_sources;
+
+        const LEVELS: [&str; 5] = ["", "a", "a/b", "a/b/c", "x"];
+        const NAMES: [&str; 17] = [
+            "CLAUDE.md",
+            ".claude.md",
+            "CLAUDE.local.md",
+            ".claude/CLAUDE.md",
+            ".claude/instructions.md",
+            ".claude/rules/r.md",
+            ".claude/rules/sub/r.md",
+            "AGENTS.md",
+            "AGENTS.override.md",
+            "GEMINI.md",
+            ".cursor/rules/r.mdc",
+            ".cursor/rules/r.md",
+            ".github/instructions/x.instructions.md",
+            ".github/copilot-instructions.md",
+            ".clinerules",
+            ".clinerules/r.md",
+            ".cursorrules",
+        ];
+        /// Directories, a file, a path not there, a way through a link.
+        const QUERIES: [&str; 6] = ["a/b/c", "x", "l/b", "a", "x/y", "a/b/c/f.ts"];
+
+        /// How a name is put in a level.
+        #[derive(Debug, Clone, Copy)]
+        enum Kind {
+            File,
+            Dir,
+            LinkOut,
+            LinkIn,
+        }
+
+        fn kind() -> impl Strategy<Value = Kind> {
+            prop_oneof![
+                4 => Just(Kind::File),
+                1 => Just(Kind::Dir),
+                1 => Just(Kind::LinkOut),
+                1 => Just(Kind::LinkIn),
+            ]
+        }
+
+        fn names(sources: &[std::sync::Arc<dyn crate::RuleSource>]) -> Vec<String> {
+            sources.iter().map(|s| s.name().to_owned()).collect()
+        }
+
+        /// Detection as it was: every directory of the chain listed, every
+        /// source looked for in each.
+        fn by_listing(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<String> {
+            let sources = all_sources();
+            let (root, chain) = super::super::chain_along(root, dirs);
+            let mut found = Vec::new();
+            for (dir, plain) in &chain {
+                let listing = super::super::listing(dir);
+                super::super::dir_rule_files(&root, dir, *plain, &sources, &listing, &mut found);
+            }
+            names(&super::super::pick(sources, &found))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+            #[test]
+            fn probing_picks_what_listing_picks(
+                items in proptest::collection::vec((0..LEVELS.len(), 0..NAMES.len(), kind()), 0..8),
+                queries in proptest::collection::btree_set(0..QUERIES.len(), 1..4),
+                linked_level in any::<bool>(),
+            ) {
+                let outside = tempfile::tempdir().unwrap();
+                fs::write(outside.path().join("out.md"), "Outside.\n").unwrap();
+                let dir = tempfile::tempdir().unwrap();
+                let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+                for level in LEVELS {
+                    fs::create_dir_all(root.join(level)).unwrap();
+                }
+                fs::write(root.join("target.md"), "Inside.\n").unwrap();
+                fs::write(root.join("a/b/c/f.ts"), "code\n").unwrap();
+                if linked_level {
+                    std::os::unix::fs::symlink(root.join("a"), root.join("l")).unwrap();
+                }
+                for (level, name, kind) in items {
+                    let path = root.join(LEVELS[level]).join(NAMES[name]);
+                    let _ = fs::create_dir_all(path.parent().unwrap());
+                    // A name may collide with one made before (a file
+                    // where a folder is wanted): the tree keeps the first.
+                    let _ = match kind {
+                        Kind::File => fs::write(&path, "Rule.\n"),
+                        Kind::Dir => fs::create_dir_all(&path),
+                        Kind::LinkOut => std::os::unix::fs::symlink(outside.path().join("out.md"), &path),
+                        Kind::LinkIn => std::os::unix::fs::symlink(root.join("target.md"), &path),
+                    };
+                }
+                let dirs: Vec<Utf8PathBuf> = queries.iter().map(|&q| QUERIES[q].into()).collect();
+                let probed = names(&crate::detect_conventions_along(&root, &dirs));
+                prop_assert_eq!(probed, by_listing(&root, &dirs));
+            }
+        }
     }
 }

@@ -1442,6 +1442,14 @@ mod tests {
             counted(&|| assert_eq!(crate::detect_conventions_along(&root, &along).len(), 2)),
             0
         );
+        // Along a file's path (what `explain` passes), the file holds no
+        // rule: nothing in it is looked up, nothing resolved.
+        fs::write(root.join("src/a.ts"), "code\n").unwrap();
+        let file = [camino::Utf8PathBuf::from("src/a.ts")];
+        assert_eq!(
+            counted(&|| assert_eq!(crate::detect_conventions_along(&root, &file).len(), 2)),
+            0
+        );
 
         // A `.claude` folder that is a link (inside the root): resolved.
         fs::create_dir_all(root.join("lib")).unwrap();
