@@ -263,9 +263,13 @@ impl FromArgMatches for Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let Some(command) = cli.command else {
-        return orientation();
+    // An installed hook runs this on every tool call of an agent.
+    let command = match cmd::hook::installed_call(std::env::args_os().skip(1)) {
+        Some(args) => Command::Hook(args),
+        None => match Cli::parse().command {
+            Some(command) => command,
+            None => return orientation(),
+        },
     };
     let result = match command {
         Command::Explain(args) => cmd::explain::run(args),

@@ -103,6 +103,32 @@ enum Action {
     Uninstall(install::Args),
 }
 
+/// The arguments of a command line `jit hook install` writes into an
+/// agent's settings (`hook --agent NAME`, see `install::plan`), read
+/// without building the command-line parser, which would be a good part of
+/// a hook call's own work; `None` for any other command line, which the
+/// parser reads as usual. The result is what the parser makes of the same
+/// words (a test holds the two together for every agent).
+pub(crate) fn installed_call(mut words: impl Iterator<Item = std::ffi::OsString>) -> Option<Args> {
+    let (hook, flag, name) = (words.next()?, words.next()?, words.next()?);
+    if words.next().is_some() || hook != "hook" || flag != "--agent" {
+        return None;
+    }
+    let agent = match name.to_str()? {
+        "claude-code" => AgentChoice::ClaudeCode,
+        "codex" => AgentChoice::Codex,
+        "gemini" => AgentChoice::Gemini,
+        _ => return None,
+    };
+    Some(Args {
+        action: None,
+        agent,
+        native: NativeChoice::Auto,
+        budget: None,
+        conventions: crate::conventions::ConventionsArg::default(),
+    })
+}
+
 /// Runs `jit hook`: install, uninstall, or one hook call. A hook call
 /// always exits 0: a failure is one line on stderr and in the hook log,
 /// and the agent's tool call goes on undisturbed.

@@ -346,6 +346,76 @@ mod tests {
     use super::*;
     use crate::cmd::hook::install::json;
 
+    /// The words of a command line as a shell splits them (no quoting in
+    /// these).
+    fn words(line: &str) -> Vec<std::ffi::OsString> {
+        line.split(' ').map(Into::into).collect()
+    }
+
+    /// What the command-line parser makes of `words` (after the program).
+    fn parsed(words: &[std::ffi::OsString]) -> String {
+        let argv = std::iter::once("jit".into()).chain(words.iter().cloned());
+        match <crate::Cli as clap::Parser>::try_parse_from(argv) {
+            Ok(cli) => format!("{:?}", cli.command),
+            Err(err) => format!("error: {err}"),
+        }
+    }
+
+    /// Every command line the installer writes is read without the parser,
+    /// into exactly what the parser reads from it.
+    #[test]
+    fn the_installed_command_line_is_read_as_the_parser_reads_it() {
+        use clap::ValueEnum;
+        for &agent in AgentKind::value_variants() {
+            let line = command_line("/opt/bin/jit", agent);
+            let after_program = &words(&line)[1..];
+            let fast = crate::cmd::hook::installed_call(after_program.iter().cloned());
+            let fast = fast.unwrap_or_else(|| panic!("`{line}` is not read without the parser"));
+            assert_eq!(
+                format!("{:?}", Some(crate::Command::Hook(fast))),
+                parsed(after_program),
+                "{line}"
+            );
+        }
+    }
+
+    /// Any other command line goes to the parser, which knows its other
+    /// forms, defaults and errors.
+    #[test]
+    fn other_command_lines_go_to_the_parser() {
+        for line in [
+            "hook",
+            "hook --agent",
+            "hook --agent auto",
+            "hook --agent=codex",
+            "hook --agent codex --budget 100",
+            "hook --agent codex --native ignore",
+            "hook --agent Codex",
+            "hook --agent bogus",
+            "hook --budget claude-code",
+            "hook install --agent codex",
+            "hooks --agent codex",
+            "explain --agent codex",
+            "--agent codex hook",
+        ] {
+            assert!(
+                crate::cmd::hook::installed_call(words(line).into_iter()).is_none(),
+                "{line}"
+            );
+        }
+        // A word that is not Unicode is the parser's to judge too.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let odd = vec![
+                "hook".into(),
+                "--agent".into(),
+                std::ffi::OsString::from_vec(vec![0xff]),
+            ];
+            assert!(crate::cmd::hook::installed_call(odd.into_iter()).is_none());
+        }
+    }
+
     fn ours() -> Ours {
         Ours::new(AgentKind::ClaudeCode, Some(Path::new("/opt/bin/jit")))
     }
