@@ -395,6 +395,8 @@ impl Entries<'_> {
                 if let Some((_, there)) = seen.borrow().iter().find(|(n, _)| n == first) {
                     return *there;
                 }
+                #[cfg(test)]
+                tests::PROBED.with(|count| count.set(count.get() + 1));
                 let there = fs::symlink_metadata(dir.join(first)).is_ok();
                 seen.borrow_mut().push((first.to_owned(), there));
                 there
@@ -1024,6 +1026,37 @@ mod tests {
     use crate::{
         DEFAULT_INDEX_BYTES, DiscoveryState, Engine, SourceOptions, StartupOptions, source_by_name,
     };
+
+    thread_local! {
+        /// How many folder names this thread's detection along a chain
+        /// looked up.
+        pub(super) static PROBED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Detection along a chain looks a folder name up once per directory
+    /// (`.claude`, `.cursor`, `.github` for the conventions that have
+    /// one), a plain name not at all beyond its own check, and stops
+    /// looking for a convention once it is found.
+    #[test]
+    fn detection_along_looks_each_folder_up_once_per_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::create_dir_all(root.join("a/.claude/rules")).unwrap();
+        fs::write(root.join("a/.claude/rules/r.md"), "Rule.\n").unwrap();
+        let probed = |dirs: &[&str]| {
+            let dirs: Vec<Utf8PathBuf> = dirs.iter().map(Utf8PathBuf::from).collect();
+            let before = PROBED.with(std::cell::Cell::get);
+            let found = crate::detect_conventions_along(&root, &dirs);
+            let names: Vec<&str> = found.iter().map(|s| s.name()).collect();
+            assert_eq!(names, ["claude"]);
+            PROBED.with(std::cell::Cell::get) - before
+        };
+        // At the root and in `a`: `.claude`, `.cursor`, `.github` (one
+        // lookup each, however many names start with them); Claude is found
+        // in `a`, so `b` has `.cursor` and `.github` left.
+        assert_eq!(probed(&["a/b"]), 3 + 3 + 2);
+    }
 
     fn project() -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();
