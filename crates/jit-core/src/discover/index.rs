@@ -1033,6 +1033,61 @@ mod tests {
         pub(super) static PROBED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 
+    /// What the walk and detection along a chain find in trees with links
+    /// and shadowed names, as file names under the root.
+    fn walked(root: &Utf8PathBuf) -> Vec<String> {
+        crate::find_rule_files(root, &crate::all_sources())
+            .into_iter()
+            .map(|(_, path)| path.strip_prefix(root).unwrap().to_string())
+            .collect()
+    }
+
+    fn along(root: &Utf8PathBuf, dirs: &[&str]) -> Vec<String> {
+        let dirs: Vec<Utf8PathBuf> = dirs.iter().map(Utf8PathBuf::from).collect();
+        crate::detect_conventions_along(root, &dirs)
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect()
+    }
+
+    /// Where only the first of a convention's names counts
+    /// (`AGENTS.override.md` over `AGENTS.md`), the walk finds only it.
+    #[test]
+    fn the_walk_finds_only_the_first_name_where_the_first_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        fs::write(root.join("AGENTS.override.md"), "Override.\n").unwrap();
+        fs::write(root.join("AGENTS.md"), "Agents.\n").unwrap();
+        fs::write(root.join("CLAUDE.md"), "Claude.\n").unwrap();
+        fs::write(root.join("CLAUDE.local.md"), "Local.\n").unwrap();
+        assert_eq!(
+            walked(&root),
+            ["CLAUDE.md", "CLAUDE.local.md", "AGENTS.override.md"]
+        );
+    }
+
+    /// A folder or a directory on the chain that is a link out of the root
+    /// brings no rule file in, to the walk or to detection; a link to a
+    /// directory inside the root is followed by detection.
+    #[test]
+    fn links_out_of_the_root_bring_no_rule_in() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("copilot-instructions.md"), "Out.\n").unwrap();
+        fs::write(outside.path().join("GEMINI.md"), "Out.\n").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join(".github")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        assert_eq!(walked(&root), Vec::<String>::new());
+        assert_eq!(along(&root, &[]), ["claude"], "the fallback, not copilot");
+        assert_eq!(along(&root, &["out"]), ["claude"], "not gemini");
+
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/GEMINI.md"), "In.\n").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("l")).unwrap();
+        assert_eq!(along(&root, &["l/b"]), ["gemini"]);
+    }
+
     /// Detection along a chain looks a folder name up once per directory
     /// (`.claude`, `.cursor`, `.github` for the conventions that have
     /// one), a plain name not at all beyond its own check, and stops
