@@ -1054,8 +1054,7 @@ mod tests {
     /// (`AGENTS.override.md` over `AGENTS.md`), the walk finds only it.
     #[test]
     fn the_walk_finds_only_the_first_name_where_the_first_wins() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        let (_dir, root) = empty_root();
         fs::write(root.join("AGENTS.override.md"), "Override.\n").unwrap();
         fs::write(root.join("AGENTS.md"), "Agents.\n").unwrap();
         fs::write(root.join("CLAUDE.md"), "Claude.\n").unwrap();
@@ -1074,8 +1073,7 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         fs::write(outside.path().join("copilot-instructions.md"), "Out.\n").unwrap();
         fs::write(outside.path().join("GEMINI.md"), "Out.\n").unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        let (_dir, root) = empty_root();
         std::os::unix::fs::symlink(outside.path(), root.join(".github")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
         assert_eq!(walked(&root), Vec::<String>::new());
@@ -1094,8 +1092,7 @@ mod tests {
     /// looking for a convention once it is found.
     #[test]
     fn detection_along_looks_each_folder_up_once_per_directory() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        let (_dir, root) = empty_root();
         fs::create_dir_all(root.join("a/b")).unwrap();
         fs::create_dir_all(root.join("a/.claude/rules")).unwrap();
         fs::write(root.join("a/.claude/rules/r.md"), "Rule.\n").unwrap();
@@ -1113,9 +1110,15 @@ mod tests {
         assert_eq!(probed(&["a/b"]), 3 + 3 + 2);
     }
 
-    fn project() -> (tempfile::TempDir, Utf8PathBuf) {
+    /// An empty project root, canonical, in a temporary directory.
+    fn empty_root() -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+        (dir, root)
+    }
+
+    fn project() -> (tempfile::TempDir, Utf8PathBuf) {
+        let (dir, root) = empty_root();
         for (path, text) in [
             ("CLAUDE.md", "Root.\n"),
             ("api/AGENTS.md", "API.\n"),
@@ -1415,8 +1418,7 @@ mod tests {
             ) {
                 let outside = tempfile::tempdir().unwrap();
                 fs::write(outside.path().join("out.md"), "Outside.\n").unwrap();
-                let dir = tempfile::tempdir().unwrap();
-                let root = Utf8PathBuf::try_from(dir.path().canonicalize().unwrap()).unwrap();
+                let (_dir, root) = super::empty_root();
                 for level in LEVELS {
                     fs::create_dir_all(root.join(level)).unwrap();
                 }
