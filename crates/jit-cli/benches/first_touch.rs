@@ -173,6 +173,13 @@ fn engine_medians() {
 /// cache) under the fixture's home, without the walk cache unless `cache`;
 /// returns its JSON.
 fn jit(repo: &Repo, args: &[&str], cache: bool) -> serde_json::Value {
+    serde_json::from_slice(&jit_output(repo, args, cache)).unwrap()
+}
+
+/// [`jit`]'s output as it came, for the timed runs: parsing it is the
+/// benchmark's work, not the process's (divan drops what a run returns
+/// outside the timing).
+fn jit_output(repo: &Repo, args: &[&str], cache: bool) -> Vec<u8> {
     let out = Command::new(bin::jit_bin())
         .args(args)
         .current_dir(&repo.tree.root)
@@ -184,32 +191,37 @@ fn jit(repo: &Repo, args: &[&str], cache: bool) -> serde_json::Value {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+/// The arguments of the first touch of the deep file.
+fn first_touch_args(repo: &Repo) -> [&str; 6] {
+    [
+        "explain",
+        "--no-startup",
+        "--json",
+        "--root",
+        repo.tree.root.to_str().unwrap(),
+        &repo.tree.deep_file,
+    ]
 }
 
 fn first_touch_once(repo: &Repo) -> serde_json::Value {
-    let root = repo.tree.root.to_str().unwrap();
-    jit(
-        repo,
-        &[
-            "explain",
-            "--no-startup",
-            "--json",
-            "--root",
-            root,
-            &repo.tree.deep_file,
-        ],
-        true,
-    )
+    jit(repo, &first_touch_args(repo), true)
 }
 
-fn startup_once(repo: &Repo, cwd: Option<&str>, cache: bool) -> serde_json::Value {
+/// The arguments of `jit startup` at the root, with `cwd` when given.
+fn startup_args<'a>(repo: &'a Repo, cwd: Option<&'a str>) -> Vec<&'a str> {
     let root = repo.tree.root.to_str().unwrap();
     let mut args = vec!["startup", "--json", "--root", root];
     if let Some(cwd) = cwd {
         args.extend(["--cwd", cwd]);
     }
-    jit(repo, &args, cache)
+    args
+}
+
+fn startup_once(repo: &Repo, cwd: Option<&str>, cache: bool) -> serde_json::Value {
+    jit(repo, &startup_args(repo, cwd), cache)
 }
 
 /// `scoped`, `unscoped`, or either with `_no_cache`: the tree, and whether
@@ -239,7 +251,7 @@ fn process_floor(bencher: Bencher) {
 #[divan::bench(sample_count = 30, sample_size = 1)]
 fn first_touch_fresh_process(bencher: Bencher) {
     let repo = touch_repo();
-    bencher.bench(|| first_touch_once(repo));
+    bencher.bench(|| jit_output(repo, &first_touch_args(repo), true));
 }
 
 /// The variants of the startup benchmarks: with scoped rules or without,
@@ -250,14 +262,14 @@ const VARIANTS: [&str; 4] = ["scoped", "unscoped", "scoped_no_cache", "unscoped_
 #[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
 fn startup_root(bencher: Bencher, variant: &str) {
     let (repo, cache) = variant_repo(variant);
-    bencher.bench(|| startup_once(repo, None, cache));
+    bencher.bench(|| jit_output(repo, &startup_args(repo, None), cache));
 }
 
 /// `jit startup` with the session in a package ([`CWD`]).
 #[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
 fn startup_cwd(bencher: Bencher, variant: &str) {
     let (repo, cache) = variant_repo(variant);
-    bencher.bench(|| startup_once(repo, Some(CWD), cache));
+    bencher.bench(|| jit_output(repo, &startup_args(repo, Some(CWD)), cache));
 }
 
 /// What startup is compared with: `git status --porcelain -z -uall` at the
