@@ -381,6 +381,63 @@ fn a_batch_with_an_unknown_tool_changes_nothing() {
     assert!(session.prompt().blocks().is_empty());
 }
 
+/// `tool_batch_each`: a malformed or unknown call is reported beside the
+/// step the others take; a batch of nothing but such calls takes no step
+/// and changes nothing.
+#[test]
+fn a_batch_call_by_call_runs_the_calls_that_resolve() {
+    let project = Project::new();
+    let mut session = Session::new(project.engine(), SessionConfig::new());
+    let root = project.root();
+    let bad = [
+        ToolCall::new("teleport", json!({"path": "src/ui"})),
+        ToolCall::new("read", json!({"path": "no file_path"})),
+    ];
+    let (injection, errors) = session.tool_batch_each(&bad, &root).unwrap();
+    assert!(injection.is_none());
+    let kinds: Vec<_> = errors.iter().map(jit_core::Error::kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            jit_core::ErrorKind::UnregisteredTool,
+            jit_core::ErrorKind::InvalidToolInput
+        ]
+    );
+    assert_eq!(session.step(), 0);
+    assert!(session.prompt().blocks().is_empty());
+    assert!(project.events().is_empty());
+
+    let mixed = [
+        bad[0].clone(),
+        ToolCall::new("read", json!({"file_path": "src/ui/A.tsx"})),
+        bad[1].clone(),
+        ToolCall::new("read", json!({"file_path": "src/api/x.ts"})),
+    ];
+    let (injection, errors) = session.tool_batch_each(&mixed, &root).unwrap();
+    let injection = injection.unwrap();
+    assert_eq!(errors.len(), 2);
+    assert_eq!(injection.step, 1);
+    assert_eq!(injection.discoveries.len(), 2);
+    let files: Vec<&str> = injection.blocks.iter().map(|b| b.file.as_str()).collect();
+    assert_eq!(
+        files,
+        ["CLAUDE.md", "src/ui/CLAUDE.md", "src/api/CLAUDE.md"]
+    );
+    // The same batch whole fails and changes nothing.
+    let err = session.tool_batch(&mixed, &root).unwrap_err();
+    assert_eq!(err.kind(), jit_core::ErrorKind::UnregisteredTool);
+    assert_eq!(session.step(), 1);
+
+    // With runtime discovery off, a batch is an empty step, as whole.
+    let mut off = Session::new(
+        project.engine(),
+        SessionConfig::new().with_jit_context(false),
+    );
+    let (injection, errors) = off.tool_batch_each(&bad, &root).unwrap();
+    assert_eq!(injection.unwrap().step, 1);
+    assert!(errors.is_empty());
+}
+
 #[test]
 fn every_discovery_writes_one_event_hit_or_not() {
     let project = Project::new();

@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_base::{AuditReport, Error, ErrorKind, Registry, audit};
+use jit_base::{AuditReport, Error, ErrorKind, Registry, TouchedPaths, audit};
 
 use serde::{Deserialize, Serialize};
 
@@ -847,40 +847,121 @@ impl Session {
     /// the session unchanged.
     pub fn tool_batch(&mut self, calls: &[ToolCall], cwd: &Utf8Path) -> Result<Injection, Error> {
         if !self.config.jit_context {
-            self.step += 1;
-            self.step_used = 0;
-            return Ok(Injection {
-                step: self.step,
-                ..Injection::default()
-            });
+            return Ok(self.empty_step());
         }
-        let registry = match self.config.checked_registry() {
-            Ok(registry) => Arc::clone(registry),
-            Err(report) => {
-                return Err(Error::new(
-                    ErrorKind::FailedAudit,
-                    format!("no tool call can be answered: {report}"),
-                ));
-            }
-        };
+        let registry = self.call_registry()?;
         let touched = calls
             .iter()
-            .map(|call| registry.affected_paths(&call.tool, &call.input, cwd))
+            .map(|call| Ok((call, registry.affected_paths(&call.tool, &call.input, cwd)?)))
             .collect::<Result<Vec<_>, Error>>()?;
+        Ok(self.run_calls(touched, cwd))
+    }
+
+    /// Like [`Session::tool_batch`], but a call whose paths cannot be
+    /// resolved (a malformed input, an unregistered tool) does not stop
+    /// the others: the calls that resolve run as one step, and every other
+    /// call's error comes back beside it, in call order. When no call
+    /// resolves, no step is taken and the session is unchanged (`None`).
+    /// It fails only when the registry failed its audit.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use jit_core::{Engine, ErrorKind, Registry, Session, SessionConfig, ToolCall};
+    /// # use jit_core::{AffectedPaths, Error, TouchedPaths};
+    /// # /// Reports the call's `file_path` (see `AffectedPaths`).
+    /// # struct ReadPath;
+    /// # impl AffectedPaths for ReadPath {
+    /// #     fn affected_paths(&self, input: &serde_json::Value, _: &camino::Utf8Path) -> Result<TouchedPaths, Error> {
+    /// #         let path = input["file_path"].as_str();
+    /// #         Ok(TouchedPaths::from_paths([path.ok_or_else(|| Error::invalid_tool_input("read", "file_path", "missing"))?]))
+    /// #     }
+    /// # }
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+    /// let mut registry = Registry::empty();
+    /// registry.register_tool("read", "my_harness");
+    /// registry.register_reporter("read", ReadPath, "my_harness");
+    /// let config = SessionConfig::new().with_registry(Arc::new(registry));
+    /// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), config);
+    /// let root = session.engine().root().to_owned();
+    ///
+    /// // The malformed call is reported; the other one runs.
+    /// let calls = [
+    ///     ToolCall::new("read", serde_json::json!({"file_path": "main.rs"})),
+    ///     ToolCall::new("read", serde_json::json!({"path": "main.rs"})),
+    /// ];
+    /// let (injection, errors) = session.tool_batch_each(&calls, &root)?;
+    /// assert_eq!(injection.unwrap().blocks[0].file, "CLAUDE.md");
+    /// assert_eq!(errors[0].kind(), ErrorKind::InvalidToolInput);
+    ///
+    /// // None runs: no step, nothing changed.
+    /// let (injection, errors) = session.tool_batch_each(&calls[1..], &root)?;
+    /// assert!(injection.is_none() && errors.len() == 1);
+    /// assert_eq!(session.step(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn tool_batch_each(
+        &mut self,
+        calls: &[ToolCall],
+        cwd: &Utf8Path,
+    ) -> Result<(Option<Injection>, Vec<Error>), Error> {
+        if !self.config.jit_context {
+            return Ok((Some(self.empty_step()), Vec::new()));
+        }
+        let registry = self.call_registry()?;
+        let mut touched = Vec::with_capacity(calls.len());
+        let mut errors = Vec::new();
+        for call in calls {
+            match registry.affected_paths(&call.tool, &call.input, cwd) {
+                Ok(paths) => touched.push((call, paths)),
+                Err(err) => errors.push(err),
+            }
+        }
+        if touched.is_empty() {
+            return Ok((None, errors));
+        }
+        Ok((Some(self.run_calls(touched, cwd)), errors))
+    }
+
+    /// A step with runtime discovery off: it counts, and touches nothing.
+    fn empty_step(&mut self) -> Injection {
+        self.step += 1;
+        self.step_used = 0;
+        Injection {
+            step: self.step,
+            ..Injection::default()
+        }
+    }
+
+    /// The registry tool calls are answered from; an error of kind
+    /// [`ErrorKind::FailedAudit`] when it failed its audit.
+    fn call_registry(&self) -> Result<Arc<Registry>, Error> {
+        match self.config.checked_registry() {
+            Ok(registry) => Ok(Arc::clone(registry)),
+            Err(report) => Err(Error::new(
+                ErrorKind::FailedAudit,
+                format!("no tool call can be answered: {report}"),
+            )),
+        }
+    }
+
+    /// One step of tool calls whose paths are resolved: every path of
+    /// every call discovered, in order.
+    fn run_calls(&mut self, touched: Vec<(&ToolCall, TouchedPaths)>, cwd: &Utf8Path) -> Injection {
         self.step += 1;
         self.step_used = 0;
         let mut injection = Injection {
             step: self.step,
             ..Injection::default()
         };
-        for (call, touched) in calls.iter().zip(touched) {
+        for (call, touched) in touched {
             let paths: Vec<String> = touched.paths.iter().map(ToString::to_string).collect();
             for path in &touched.paths {
                 let discovery = self.engine.discover(&mut self.state, path, cwd);
                 self.take(&mut injection, Some(&call.tool), &paths, discovery);
             }
         }
-        Ok(injection)
+        injection
     }
 
     /// Re-arms the session after compaction or clear: blocks from the

@@ -112,6 +112,18 @@ fn a_session_over_a_failed_registry_refuses_tool_calls_with_the_report() {
             .starts_with("no tool call can be answered: tool registry audit failed (3 problems)"),
         "{err}"
     );
+    // Call by call too: the audit, not one call, is what failed.
+    let err = session
+        .tool_batch_each(
+            &[jit_core::ToolCall::new(
+                "read",
+                serde_json::json!({"file_path": "a.rs"}),
+            )],
+            &root,
+        )
+        .unwrap_err();
+    assert_eq!(err.kind(), jit_core::ErrorKind::FailedAudit);
+    assert_eq!(session.step(), 0);
     // A touch needs no registry.
     assert_eq!(session.touch("a.rs".into(), &root).step, 1);
 }

@@ -275,23 +275,16 @@ fn tool_calls(
     cwd: &Utf8Path,
     outcome: &mut Outcome,
 ) -> anyhow::Result<Injection> {
-    let registry = session
-        .config()
-        .registry()
-        .map_err(|report| anyhow::anyhow!("{report}"))?;
-    let mut good = Vec::with_capacity(calls.len());
-    let mut errors = Vec::new();
-    for call in calls {
-        match registry.affected_paths(&call.tool, &call.input, cwd) {
-            Ok(_) => good.push(call),
-            Err(err) => errors.push(format!("{}: {err}", err.kind())),
-        }
-    }
-    if good.is_empty() {
+    let (injection, errors) = session.tool_batch_each(&calls, cwd)?;
+    let errors: Vec<String> = errors
+        .iter()
+        .map(|err| format!("{}: {err}", err.kind()))
+        .collect();
+    let Some(injection) = injection else {
         bail!("{}", errors.join("; "));
-    }
+    };
     outcome.notes.extend(errors);
-    Ok(session.tool_batch(&good, cwd)?)
+    Ok(injection)
 }
 
 /// Bytes of context text `injected` holds.

@@ -438,25 +438,17 @@ impl Run {
             }
         }
         if !registered_calls.is_empty() {
-            // A batch fails whole when one call's input is malformed; then
-            // the calls are tried one by one, so the good ones still count.
-            let injection = match self.session(channel).tool_batch(&registered_calls, cwd) {
-                Ok(injection) => Some(injection),
-                Err(_) => {
-                    let registry = Arc::clone(&self.registry);
-                    let (good, bad): (Vec<ToolCall>, Vec<ToolCall>) =
-                        registered_calls.into_iter().partition(|call| {
-                            registry
-                                .affected_paths(&call.tool, &call.input, cwd)
-                                .is_ok()
-                        });
-                    self.summary_counts.malformed_calls += bad.len() as u64;
-                    if good.is_empty() {
-                        None
-                    } else {
-                        self.session(channel).tool_batch(&good, cwd).ok()
-                    }
+            // A call whose input is malformed is counted; the good ones of
+            // its batch still run.
+            let injection = match self
+                .session(channel)
+                .tool_batch_each(&registered_calls, cwd)
+            {
+                Ok((injection, malformed)) => {
+                    self.summary_counts.malformed_calls += malformed.len() as u64;
+                    injection
                 }
+                Err(_) => None,
             };
             for discovery in injection.iter().flat_map(|i| &i.discoveries) {
                 self.take(&mut step, discovery);
