@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::fs;
 use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -14,6 +13,7 @@ use crate::error::{Error, ErrorKind};
 use crate::extract::{Import, extract};
 use crate::policy::Policy;
 use crate::read::{Links, ReadFailure, read_text};
+use crate::resolve::{Resolver, real_path};
 
 /// How many files of an import cycle's chain a `cycle` message names at
 /// most: the first and last half of them, with a count of those left out.
@@ -265,8 +265,12 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
             bytes_read: 0,
         };
     }
+    let mut resolver = Resolver::default();
     let (root_real, root_error) = match real_path(root) {
-        Ok(real) => (Some(real), None),
+        Ok(real) => {
+            resolver.trust(real.clone());
+            (Some(real), None)
+        }
         Err(err) => (
             None,
             Some(format!(
@@ -275,15 +279,22 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
             )),
         ),
     };
-    let home_real = policy
-        .home_dir()
-        .map(|home| real_path(home).unwrap_or_else(|_| home.to_path_buf()));
-    let file_real = real_path(file).unwrap_or_else(|_| file.to_path_buf());
+    let home_real = policy.home_dir().map(|home| match real_path(home) {
+        Ok(real) => {
+            resolver.trust(real.clone());
+            real
+        }
+        Err(_) => home.to_path_buf(),
+    });
+    let file_real = resolver
+        .resolve(file)
+        .unwrap_or_else(|_| file.to_path_buf());
     let mut expander = Expander {
         policy,
         root: root_real,
         root_error,
         home: home_real,
+        resolver,
         stack: vec![file_real.clone()],
         on_stack: HashSet::from([file_real.clone()]),
         included: HashSet::from([file_real.clone()]),
@@ -419,6 +430,8 @@ struct Expander<'p> {
     root_error: Option<String>,
     /// Real path of the home directory, when the policy names one.
     home: Option<PathBuf>,
+    /// Resolves import targets below directories already known real.
+    resolver: Resolver,
     /// Real paths of the files being expanded, outermost first.
     stack: Vec<PathBuf>,
     /// The same paths as a set, so that a cycle check costs the same at any depth.
@@ -646,7 +659,7 @@ impl Expander<'_> {
     /// Locates an import's target; a missing one with CJK text glued on
     /// (`@docs/TODO.mdで確認`) is tried again without it. Returns the import
     /// the outcome belongs to: the shortened one unless it is missing too.
-    fn locate_import(&self, dir: &Path, import: Import) -> (Import, Result<PathBuf, Failure>) {
+    fn locate_import(&mut self, dir: &Path, import: Import) -> (Import, Result<PathBuf, Failure>) {
         match self.locate(dir, &import.target) {
             Err(failure) if failure.status == ImportStatus::Missing => {
                 match import.without_trailing_cjk() {
@@ -730,7 +743,7 @@ impl Expander<'_> {
     }
 
     /// Finds the real path of `target` relative to `dir` and checks that the policy lets it in.
-    fn locate(&self, dir: &Path, target: &str) -> Result<PathBuf, Failure> {
+    fn locate(&mut self, dir: &Path, target: &str) -> Result<PathBuf, Failure> {
         let home_relative = target == "~" || target.starts_with("~/");
         let candidate = if home_relative {
             let Some(home) = self.policy.home_dir() else {
@@ -757,7 +770,7 @@ impl Expander<'_> {
                 ),
             });
         }
-        let real = match real_path(&candidate) {
+        let real = match self.resolver.resolve(&candidate) {
             Ok(real) => real,
             Err(err)
                 if matches!(
@@ -937,14 +950,6 @@ fn slash_path(rel: &Path) -> String {
     parts.join("/")
 }
 
-/// `realpath`: a lookup of every component of `path`, so called only when
-/// an import needs it (tests count the calls).
-fn real_path(path: &Path) -> io::Result<PathBuf> {
-    #[cfg(test)]
-    tests::RESOLVED.with(|n| n.set(n.get() + 1));
-    fs::canonicalize(path)
-}
-
 fn lossy<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&path.to_string_lossy())
 }
@@ -958,20 +963,14 @@ fn lossy_opt<S: Serializer>(path: &Option<PathBuf>, serializer: S) -> Result<S::
 
 #[cfg(test)]
 mod tests {
-    use std::cell::Cell;
+    use std::fs;
 
     use super::*;
-
-    thread_local! {
-        /// How many paths this thread resolved with `realpath`.
-        pub(super) static RESOLVED: Cell<usize> = const { Cell::new(0) };
-    }
+    use crate::resolve::counts::calls_of;
 
     /// The `realpath` calls `f` makes on this thread.
     fn resolved_by(f: impl FnOnce()) -> usize {
-        let before = RESOLVED.with(Cell::get);
-        f();
-        RESOLVED.with(Cell::get) - before
+        calls_of(f).0
     }
 
     #[test]
@@ -987,12 +986,53 @@ mod tests {
         assert_eq!(out.expanded, text);
         assert!(out.imports.is_empty() && out.diagnostics.is_empty());
         assert_eq!(out.bytes_read, 0);
-        // One import: the root, the home, the file and the import.
-        let n = resolved_by(|| {
+        // One import: the root and the home by `realpath`; the file and
+        // the import, below the real root, by one `lstat` each.
+        fs::write(root.join("CLAUDE.md"), "see @NOTE.md").unwrap();
+        let n = calls_of(|| {
             let out = expand(&root.join("CLAUDE.md"), "see @NOTE.md", &root, &policy);
             assert_eq!(out.included().count(), 1);
         });
-        assert_eq!(n, 4);
+        assert_eq!(n, (2, 2));
+    }
+
+    /// Imports in folders of the project cost one `lstat` per file and per
+    /// folder met first, not a `realpath` each: the folder of a file
+    /// resolved is known real for the next import.
+    #[test]
+    fn imports_below_the_root_are_resolved_without_realpath() {
+        let (_dir, root) = project();
+        fs::create_dir_all(root.join("docs/deep")).unwrap();
+        for (name, text) in [
+            ("CLAUDE.md", "@docs/a.md @docs/b.md"),
+            ("docs/a.md", "a, then @deep/c.md"),
+            ("docs/b.md", "b"),
+            ("docs/deep/c.md", "c"),
+        ] {
+            fs::write(root.join(name), text).unwrap();
+        }
+        let file = root.join("CLAUDE.md");
+        let mut out = None;
+        let n = calls_of(|| {
+            out = Some(expand(
+                &file,
+                "@docs/a.md @docs/b.md",
+                &root,
+                &Policy::default(),
+            ))
+        });
+        let out = out.unwrap();
+        assert_eq!(out.included().count(), 3, "{:?}", out.diagnostics);
+        // realpath: the root. lstat: CLAUDE.md; docs, a.md; deep, c.md; b.md.
+        assert_eq!(n, (1, 6));
+        let resolved: Vec<_> = out
+            .included()
+            .map(|r| r.resolved.clone().unwrap())
+            .collect();
+        assert_eq!(
+            resolved,
+            ["docs/a.md", "docs/deep/c.md", "docs/b.md"].map(|p| root.join(p))
+        );
     }
 
     fn project() -> (tempfile::TempDir, PathBuf) {

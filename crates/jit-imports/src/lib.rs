@@ -36,6 +36,7 @@ mod expand;
 mod extract;
 mod policy;
 mod read;
+mod resolve;
 
 pub use error::{Error, ErrorKind};
 pub use expand::{
