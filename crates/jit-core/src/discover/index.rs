@@ -209,16 +209,7 @@ fn rule_files_cached_at(
     let ahead = if stored == 0 {
         list_ahead(root, true)
     } else {
-        held.into_iter()
-            .map(|(dir, (names, id))| {
-                let listed = Listed {
-                    names,
-                    id: Some(id),
-                    reused: true,
-                };
-                (dir, listed)
-            })
-            .collect()
+        held
     };
     let mut visits = Vec::new();
     let files = walk_listed(root, sources, ahead, Some(&mut visits));

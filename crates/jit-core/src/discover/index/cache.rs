@@ -22,6 +22,8 @@ use std::time::{Duration, SystemTime};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
+use super::Listed;
+
 /// The layout of the cache file; another version is not read.
 const VERSION: u32 = 2;
 
@@ -120,15 +122,15 @@ struct Header {
 }
 
 /// The listings of the cache at `file` that still hold for the walk of
-/// `root` for `keep`, by absolute directory with the identity that proved
-/// them, and how many it stored; a problem when the file exists but could
+/// `root` for `keep`, by absolute directory, each with the identity that
+/// proved it (the map the walk takes them from), and how many it stored; a problem when the file exists but could
 /// not be read. A cache not written yet, or written for another root,
 /// version or set of names, is no problem: it holds nothing for this walk.
 pub(super) fn load(
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-) -> (HashMap<String, (Listing, DirId)>, usize, Option<String>) {
+) -> (HashMap<String, Listed>, usize, Option<String>) {
     let stored = match read(file) {
         Ok(Some(stored)) => stored,
         Ok(None) => return (HashMap::new(), 0, None),
@@ -184,7 +186,7 @@ fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
 /// The stored listings whose directories are as they were, checked on up
 /// to four threads (one `lstat` each). The threads only read the stored
 /// paths and answer yes or no: what moves into the map moves on this one.
-fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<String, (Listing, DirId)> {
+fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<String, Listed> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let chunk = dirs.len().div_ceil(threads).max(1);
     let check = |dirs: &[StoredDir]| -> Vec<bool> {
@@ -212,7 +214,12 @@ fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<String, (List
         if holds {
             let mut path = String::new();
             absolute(&mut path, root, &stored.0);
-            held.insert(path, (stored.2, stored.1));
+            let listed = Listed {
+                names: stored.2,
+                id: Some(stored.1),
+                reused: true,
+            };
+            held.insert(path, listed);
         }
     }
     held
