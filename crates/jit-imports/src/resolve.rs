@@ -45,9 +45,9 @@ impl Resolver {
     }
 
     /// The real path of `path` when it lies below a directory known to be
-    /// real and each component after it exists and is no link (one
-    /// `lstat` each, none for a directory checked before); `None` when
-    /// that cannot be told this way.
+    /// real and each component after the deepest such directory exists and
+    /// is no link (one `lstat` each); `None` when that cannot be told this
+    /// way.
     fn below_known(&mut self, path: &Path) -> Option<PathBuf> {
         let bytes = path.as_os_str().as_encoded_bytes();
         if !cfg!(unix) || bytes.ends_with(b"/") || bytes.split(|&b| b == b'/').any(|s| s == b".") {
@@ -67,13 +67,12 @@ impl Resolver {
                 _ => None,
             })
             .collect::<Option<_>>()?;
+        // `base` is the deepest directory known: every component after it
+        // is looked at.
         let mut real = base.to_path_buf();
         for (i, name) in names.iter().enumerate() {
             real.push(name);
             let last = i + 1 == names.len();
-            if !last && self.real_dirs.contains(&real) {
-                continue;
-            }
             let meta = lstat(&real).ok()?;
             if meta.file_type().is_symlink() || (!last && !meta.is_dir()) {
                 return None;

@@ -360,3 +360,39 @@ fn expand_file_refuses_a_named_pipe_and_follows_a_link() {
     let err = expand_file(Path::new(&project.root), &project.root, &Policy::default()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::NotRegularFile);
 }
+
+/// A path that cannot be resolved for another reason than being absent
+/// (here a link loop) is refused as unreadable, not reported missing.
+#[test]
+fn an_import_through_a_link_loop_is_refused_as_unreadable() {
+    let project = Project::new();
+    symlink("loop.md", project.root.join("loop.md")).unwrap();
+    let out = project.expand("@loop.md", &Policy::default());
+    check_refused(&out, RefusalReason::Unreadable, "cannot resolve");
+}
+
+/// The retry without glued CJK text is for a target that is missing only:
+/// one that exists but may not be imported keeps its own outcome, and a
+/// retry that finds the shortened target outside the root reports that.
+#[test]
+fn only_a_missing_target_is_tried_again_without_its_glued_cjk_text() {
+    let project = Project::new();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("x.md"), "outside").unwrap();
+    project.write("kept.md", "inside");
+    symlink(
+        outside.path().join("x.md"),
+        project.root.join("kept.md確認"),
+    )
+    .unwrap();
+    let out = project.expand("@kept.md確認", &Policy::default());
+    assert_eq!(out.imports.len(), 1, "{:?}", out.imports);
+    assert_eq!(out.imports[0].status, ImportStatus::OutsideRoot);
+    assert_eq!(out.imports[0].target, "kept.md確認");
+
+    symlink(outside.path().join("x.md"), project.root.join("out.md")).unwrap();
+    let out = project.expand("@out.md確認", &Policy::default());
+    assert_eq!(out.imports.len(), 1, "{:?}", out.imports);
+    assert_eq!(out.imports[0].status, ImportStatus::OutsideRoot);
+    assert_eq!(out.imports[0].target, "out.md");
+}
