@@ -17,7 +17,6 @@ mod hook_install;
 mod imports;
 mod lint;
 mod paths;
-mod relr;
 mod replay;
 mod startup;
 mod stats;
