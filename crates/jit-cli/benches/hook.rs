@@ -7,7 +7,10 @@
 //! few directories, among them each level of the depth-8 chain the
 //! benchmarked call writes into. Each sample spawns the binary, as an agent
 //! does for every tool call. `JIT_BENCH_BIN=PATH` times another build of
-//! `jit` instead (a statically linked one, say: see docs/PERFORMANCE.md).
+//! `jit` instead (a statically linked one, say: see docs/PERFORMANCE.md);
+//! `JIT_BENCH_BASE=PATH` also times a second build beside it, the two
+//! alternating in one run, which compares builds on a machine whose speed
+//! wanders between runs.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -46,6 +49,9 @@ fn main() {
     let listing = std::env::args().any(|arg| arg == "--list");
     if benchmarking && !listing {
         interleaved(fixture, 30);
+        if let Some(base) = bin::fresh_base() {
+            beside(fixture, base, 100);
+        }
     }
     // The fixture sits in a static, which is never dropped.
     bench_tree::remove_scratch();
@@ -80,6 +86,40 @@ fn interleaved(fixture: &Fixture, runs: usize) {
          (ratio {:.2}); PostToolUse {tool:.2} ms, jit --version {bare:.2} ms (+{:.2} ms)",
         start / status,
         tool - bare
+    );
+}
+
+/// `JIT_BENCH_BASE` set: the build under test and `base` alternating, a
+/// `PostToolUse` call and `jit --version` each, fresh copies of both (each
+/// in its own session, so neither reads the other's state).
+fn beside(fixture: &Fixture, base: &Path, runs: usize) {
+    use std::time::Instant;
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let bins = [bin::jit_bin(), base];
+    let payloads = [
+        post_tool_use(fixture, "beside", "sibling.ts"),
+        post_tool_use(fixture, "beside-base", "sibling.ts"),
+    ];
+    let (mut tool, mut bare) = ([vec![], vec![]], [vec![], vec![]]);
+    for n in 0..runs {
+        // Each goes first every other round.
+        for i in [n % 2, 1 - n % 2] {
+            let t = Instant::now();
+            hook_with(bins[i], fixture, &payloads[i]);
+            tool[i].push(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            bare_start_with(bins[i]);
+            bare[i].push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    let [tool, tool_base] = tool.map(median);
+    let [bare, bare_base] = bare.map(median);
+    eprintln!(
+        "beside JIT_BENCH_BASE, medians over {runs} alternating runs: PostToolUse {tool:.2} ms \
+         (base {tool_base:.2} ms), jit --version {bare:.2} ms (base {bare_base:.2} ms)"
     );
 }
 
@@ -163,7 +203,12 @@ fn post_tool_use(fixture: &Fixture, session: &str, file: &str) -> String {
 
 /// One `jit hook` process, as Claude Code runs it; returns its stdout.
 fn hook(fixture: &Fixture, payload: &str) -> String {
-    let mut child = Command::new(bin::jit_bin())
+    hook_with(bin::jit_bin(), fixture, payload)
+}
+
+/// [`hook`] with the binary `jit`.
+fn hook_with(jit: &Path, fixture: &Fixture, payload: &str) -> String {
+    let mut child = Command::new(jit)
         .args(["hook", "--agent", "claude-code"])
         .env("HOME", &fixture.home)
         .env("JIT_STATE_DIR", &fixture.state)
@@ -192,10 +237,11 @@ fn bare_start(bencher: Bencher) {
 }
 
 fn bare_start_once() {
-    let out = Command::new(bin::jit_bin())
-        .arg("--version")
-        .output()
-        .unwrap();
+    bare_start_with(bin::jit_bin());
+}
+
+fn bare_start_with(jit: &Path) {
+    let out = Command::new(jit).arg("--version").output().unwrap();
     assert!(out.status.success());
 }
 
