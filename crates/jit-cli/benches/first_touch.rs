@@ -24,6 +24,9 @@
 //!
 //! `JIT_BENCH_BIN=PATH` times another build of `jit` with the same
 //! benchmarks (a statically linked one, say: see docs/PERFORMANCE.md).
+//! `JIT_BENCH_BASE=PATH` then also times a second build beside it: the
+//! first touch and each startup case, the two builds alternating from
+//! copies made together, `git status` in the same rounds.
 //!
 //! Every process runs with an empty temporary `HOME` (its state directory,
 //! where the walk cache lives, under it), so no user rules are read.
@@ -34,7 +37,7 @@
 )]
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -123,8 +126,77 @@ fn main() {
         engine_medians();
     }
     divan::main();
+    if benchmarking
+        && !listing
+        && let Some(base) = bin::fresh_base()
+    {
+        beside(base);
+    }
     // The fixtures sit in statics, which are never dropped.
     bench_tree::remove_scratch();
+}
+
+/// `JIT_BENCH_BASE` set: the build under test and `base` alternating on
+/// the same trees, from copies made together just before, each with its
+/// own home (so its own walk cache, filled by a first run), `git status`
+/// in the same rounds for the startup ratios. Medians to stderr.
+fn beside(base: &Path) {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let bins = [bin::jit_bin(), base];
+    let repo = touch_repo();
+    let homes = [repo.home.clone(), base_home(repo)];
+    let mut touch = [vec![], vec![]];
+    for n in 0..30 {
+        for i in [n % 2, 1 - n % 2] {
+            let args = first_touch_args(repo);
+            touch[i].push(timed_ms(|| run(bins[i], &homes[i], repo, &args, true)));
+        }
+    }
+    let [touch, touch_base] = touch.map(median);
+    eprintln!(
+        "beside JIT_BENCH_BASE, 30 alternating runs: first touch {touch:.2} ms (base {touch_base:.2} ms)"
+    );
+    for variant in ["scoped", "unscoped"] {
+        let repo = startup_repo(variant);
+        let homes = [repo.home.clone(), base_home(repo)];
+        for cwd in [None, Some(CWD)] {
+            let args = startup_args(repo, cwd);
+            // The base's walk cache, in its own home, is filled first.
+            drop(run(base, &homes[1], repo, &args, true));
+            let (mut startup, mut status) = ([vec![], vec![]], vec![]);
+            for n in 0..10 {
+                for i in [n % 2, 1 - n % 2] {
+                    startup[i].push(timed_ms(|| run(bins[i], &homes[i], repo, &args, true)));
+                }
+                status.push(timed_ms(|| git_status_once(repo)));
+            }
+            let ([jit, base_ms], status) = (startup.map(median), median(status));
+            eprintln!(
+                "beside JIT_BENCH_BASE, 10 alternating rounds: startup ({variant}, cwd {}) \
+                 {jit:.1} ms = {:.2}x of git status ({status:.1} ms), base {base_ms:.1} ms = {:.2}x",
+                cwd.unwrap_or("the root"),
+                jit / status,
+                base_ms / status
+            );
+        }
+    }
+}
+
+/// How long `f` takes, in milliseconds.
+fn timed_ms<T>(f: impl FnOnce() -> T) -> f64 {
+    let t = std::time::Instant::now();
+    let _ = f();
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The home of the base build's processes, beside the repository's own.
+fn base_home(repo: &Repo) -> PathBuf {
+    let home = repo.home.with_file_name("home-base");
+    fs::create_dir_all(&home).unwrap();
+    home
 }
 
 /// The engine's own time (`elapsed_us` in the JSON), which divan cannot
@@ -180,10 +252,15 @@ fn jit(repo: &Repo, args: &[&str], cache: bool) -> serde_json::Value {
 /// benchmark's work, not the process's (divan drops what a run returns
 /// outside the timing).
 fn jit_output(repo: &Repo, args: &[&str], cache: bool) -> Vec<u8> {
-    let out = Command::new(bin::jit_bin())
+    run(bin::jit_bin(), &repo.home, repo, args, cache)
+}
+
+/// [`jit_output`] of the binary `jit` with the home `home`.
+fn run(jit: &Path, home: &Path, repo: &Repo, args: &[&str], cache: bool) -> Vec<u8> {
+    let out = Command::new(jit)
         .args(args)
         .current_dir(&repo.tree.root)
-        .env("HOME", &repo.home)
+        .env("HOME", home)
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("XDG_STATE_HOME")
         .env_remove("JIT_STATE_DIR")
@@ -277,15 +354,17 @@ fn startup_cwd(bencher: Bencher, variant: &str) {
 #[divan::bench(args = ["scoped", "unscoped"], sample_count = 10, sample_size = 1)]
 fn git_status(bencher: Bencher, variant: &str) {
     let repo = startup_repo(variant);
-    bencher.bench(|| {
-        let out = Command::new("git")
-            .args(["status", "--porcelain", "-z", "-uall"])
-            .current_dir(&repo.tree.root)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        out.stdout.len()
-    });
+    bencher.bench(|| git_status_once(repo));
+}
+
+fn git_status_once(repo: &Repo) -> usize {
+    let out = Command::new("git")
+        .args(["status", "--porcelain", "-z", "-uall"])
+        .current_dir(&repo.tree.root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    out.stdout.len()
 }
