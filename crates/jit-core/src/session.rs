@@ -923,7 +923,8 @@ impl Session {
         Ok((Some(self.run_calls(touched, cwd)), errors))
     }
 
-    /// A step with runtime discovery off: it counts, and touches nothing.
+    /// A new step with nothing in it yet (all there is with runtime
+    /// discovery off: the step counts, and touches nothing).
     fn empty_step(&mut self) -> Injection {
         self.step += 1;
         self.step_used = 0;
@@ -948,12 +949,7 @@ impl Session {
     /// One step of tool calls whose paths are resolved: every path of
     /// every call discovered, in order.
     fn run_calls(&mut self, touched: Vec<(&ToolCall, TouchedPaths)>, cwd: &Utf8Path) -> Injection {
-        self.step += 1;
-        self.step_used = 0;
-        let mut injection = Injection {
-            step: self.step,
-            ..Injection::default()
-        };
+        let mut injection = self.empty_step();
         for (call, touched) in touched {
             let paths: Vec<String> = touched.paths.iter().map(ToString::to_string).collect();
             for path in &touched.paths {
