@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorKind};
 use crate::extract::{Import, extract};
 use crate::policy::Policy;
 use crate::read::{Links, ReadFailure, read_text};
-use crate::resolve::{Resolver, real_path};
+use crate::resolve::Resolver;
 
 /// How many files of an import cycle's chain a `cycle` message names at
 /// most: the first and last half of them, with a count of those left out.
@@ -266,11 +266,8 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
         };
     }
     let mut resolver = Resolver::default();
-    let (root_real, root_error) = match real_path(root) {
-        Ok(real) => {
-            resolver.trust(real.clone());
-            (Some(real), None)
-        }
+    let (root_real, root_error) = match resolver.real_dir(root) {
+        Ok(real) => (Some(real), None),
         Err(err) => (
             None,
             Some(format!(
@@ -279,12 +276,10 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
             )),
         ),
     };
-    let home_real = policy.home_dir().map(|home| match real_path(home) {
-        Ok(real) => {
-            resolver.trust(real.clone());
-            real
-        }
-        Err(_) => home.to_path_buf(),
+    let home_real = policy.home_dir().map(|home| {
+        resolver
+            .real_dir(home)
+            .unwrap_or_else(|_| home.to_path_buf())
     });
     let file_real = resolver
         .resolve(file)

@@ -84,14 +84,17 @@ impl Resolver {
         Some(real)
     }
 
-    /// Takes `dir` as a real directory: the caller resolved it.
-    pub(crate) fn trust(&mut self, dir: PathBuf) {
-        self.real_dirs.insert(dir);
+    /// The real path of the directory `dir` (`realpath`), remembered as
+    /// one to resolve paths below.
+    pub(crate) fn real_dir(&mut self, dir: &Path) -> io::Result<PathBuf> {
+        let real = real_path(dir)?;
+        self.real_dirs.insert(real.clone());
+        Ok(real)
     }
 }
 
 /// `realpath`: a lookup of every component of `path` (tests count the calls).
-pub(crate) fn real_path(path: &Path) -> io::Result<PathBuf> {
+fn real_path(path: &Path) -> io::Result<PathBuf> {
     #[cfg(test)]
     counts::RESOLVED.with(|n| n.set(n.get() + 1));
     fs::canonicalize(path)
@@ -156,7 +159,7 @@ mod tests {
     fn below_a_real_root_each_directory_is_checked_once_and_nothing_realpathed() {
         let (_dir, root) = tree();
         let mut resolver = Resolver::default();
-        resolver.trust(root.clone());
+        resolver.real_dir(&root).unwrap();
         let (realpaths, lstats) = calls_of(|| {
             for name in ["docs/a.md", "docs/b.md", "docs/deep/c.md"] {
                 assert_eq!(resolver.resolve(&root.join(name)).unwrap(), root.join(name));
@@ -203,7 +206,7 @@ mod tests {
         ];
         for (path, real) in cases {
             let mut resolver = Resolver::default();
-            resolver.trust(root.clone());
+            resolver.real_dir(&root).unwrap();
             let mut got = None;
             let (realpaths, _) = calls_of(|| got = Some(resolver.resolve(&root.join(path))));
             assert_eq!(realpaths, 1, "{path}");
@@ -294,7 +297,7 @@ mod tests {
                 fs::create_dir(&root).unwrap();
                 build(&root, &entries);
                 let mut resolver = Resolver::default();
-                resolver.trust(root.clone());
+                resolver.real_dir(&root).unwrap();
                 for query in &queries {
                     let path = root.join(query);
                     let expected = fs::canonicalize(&path);
