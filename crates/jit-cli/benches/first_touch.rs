@@ -47,6 +47,10 @@ use divan::Bencher;
 #[path = "common/bin.rs"]
 mod bin;
 
+#[path = "common/measure.rs"]
+mod measure;
+use measure::{median, timed_ms};
+
 /// The `--cwd` of `startup_cwd`: a package two levels down, on the chain.
 const CWD: &str = "services/billing";
 
@@ -141,10 +145,6 @@ fn main() {
 /// own home (so its own walk cache, filled by a first run), `git status`
 /// in the same rounds for the startup ratios. Medians to stderr.
 fn beside(base: &Path) {
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let bins = [bin::jit_bin(), base];
     let repo = touch_repo();
     let homes = [repo.home.clone(), base_home(repo)];
@@ -185,13 +185,6 @@ fn beside(base: &Path) {
     }
 }
 
-/// How long `f` takes, in milliseconds.
-fn timed_ms<T>(f: impl FnOnce() -> T) -> f64 {
-    let t = std::time::Instant::now();
-    let _ = f();
-    t.elapsed().as_secs_f64() * 1e3
-}
-
 /// The home of the base build's processes, beside the repository's own.
 fn base_home(repo: &Repo) -> PathBuf {
     let home = repo.home.with_file_name("home-base");
@@ -202,10 +195,6 @@ fn base_home(repo: &Repo) -> PathBuf {
 /// The engine's own time (`elapsed_us` in the JSON), which divan cannot
 /// see inside the process: medians over several runs.
 fn engine_medians() {
-    let median = |mut v: Vec<u64>| {
-        v.sort_unstable();
-        v[v.len() / 2]
-    };
     let repo = touch_repo();
     let runs = 30;
     let touch: Vec<u64> = (0..runs)

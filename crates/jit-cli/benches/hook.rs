@@ -28,6 +28,10 @@ use divan::Bencher;
 #[path = "common/bin.rs"]
 mod bin;
 
+#[path = "common/measure.rs"]
+mod measure;
+use measure::{median, timed_ms};
+
 #[path = "common/tree.rs"]
 mod tree;
 use tree::DEEP;
@@ -58,27 +62,14 @@ fn main() {
 }
 
 fn interleaved(fixture: &Fixture, runs: usize) {
-    use std::time::Instant;
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let (mut start, mut status, mut bare, mut tool) = (vec![], vec![], vec![], vec![]);
     let write = post_tool_use(fixture, "bench", "sibling.ts");
     for n in 0..runs {
         let payload = session_start(fixture, &format!("interleaved-{n}"));
-        let t = Instant::now();
-        hook(fixture, &payload);
-        start.push(t.elapsed().as_secs_f64() * 1e3);
-        let t = Instant::now();
-        git_status_once(fixture);
-        status.push(t.elapsed().as_secs_f64() * 1e3);
-        let t = Instant::now();
-        bare_start_once();
-        bare.push(t.elapsed().as_secs_f64() * 1e3);
-        let t = Instant::now();
-        hook(fixture, &write);
-        tool.push(t.elapsed().as_secs_f64() * 1e3);
+        start.push(timed_ms(|| hook(fixture, &payload)));
+        status.push(timed_ms(|| git_status_once(fixture)));
+        bare.push(timed_ms(bare_start_once));
+        tool.push(timed_ms(|| hook(fixture, &write)));
     }
     let (start, status, bare, tool) = (median(start), median(status), median(bare), median(tool));
     eprintln!(
@@ -93,11 +84,6 @@ fn interleaved(fixture: &Fixture, runs: usize) {
 /// `PostToolUse` call and `jit --version` each, fresh copies of both (each
 /// in its own session, so neither reads the other's state).
 fn beside(fixture: &Fixture, base: &Path, runs: usize) {
-    use std::time::Instant;
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let bins = [bin::jit_bin(), base];
     let payloads = [
         post_tool_use(fixture, "beside", "sibling.ts"),
@@ -107,12 +93,8 @@ fn beside(fixture: &Fixture, base: &Path, runs: usize) {
     for n in 0..runs {
         // Each goes first every other round.
         for i in [n % 2, 1 - n % 2] {
-            let t = Instant::now();
-            hook_with(bins[i], fixture, &payloads[i]);
-            tool[i].push(t.elapsed().as_secs_f64() * 1e3);
-            let t = Instant::now();
-            bare_start_with(bins[i]);
-            bare[i].push(t.elapsed().as_secs_f64() * 1e3);
+            tool[i].push(timed_ms(|| hook_with(bins[i], fixture, &payloads[i])));
+            bare[i].push(timed_ms(|| bare_start_with(bins[i])));
         }
     }
     let [tool, tool_base] = tool.map(median);
