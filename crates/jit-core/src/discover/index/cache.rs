@@ -123,9 +123,10 @@ struct Header {
 
 /// The listings of the cache at `file` that still hold for the walk of
 /// `root` for `keep`, by absolute directory, each with the identity that
-/// proved it (the map the walk takes them from), and how many it stored; a problem when the file exists but could
-/// not be read. A cache not written yet, or written for another root,
-/// version or set of names, is no problem: it holds nothing for this walk.
+/// proved it (the map the walk takes them from), and how many it stored;
+/// a problem when the file exists but could not be read. A cache not
+/// written yet, or written for another root, version or set of names, is
+/// no problem: it holds nothing for this walk.
 pub(super) fn load(
     file: &Utf8Path,
     root: &Utf8Path,
