@@ -11,6 +11,7 @@ pub(crate) mod index;
 mod scan;
 pub(crate) mod startup;
 mod state;
+mod watch;
 
 use std::fs;
 use std::path::Path;
@@ -23,6 +24,7 @@ use serde::Serialize;
 use scan::DirScan;
 pub use state::DiscoveryState;
 pub(crate) use state::StoredStamp;
+pub use watch::WatchStats;
 
 use crate::rule::scope::TouchedPathMatcher;
 use crate::rule::source::{ClaudeSource, RuleSource};
@@ -71,6 +73,9 @@ pub struct Engine {
     sources: Vec<Arc<dyn RuleSource>>,
     max_rule_bytes: u64,
     import_policy: jit_imports::Policy,
+    /// The file-system watch that answers a warm touch's `stat`s, once
+    /// [`Engine::watch`] started it.
+    watch: Option<watch::Watch>,
 }
 
 /// What one touched path brought in, and every candidate that stayed out.
@@ -178,6 +183,7 @@ impl Engine {
             sources: vec![Arc::new(ClaudeSource::default())],
             max_rule_bytes: DEFAULT_MAX_RULE_BYTES,
             import_policy: jit_imports::Policy::default(),
+            watch: None,
         })
     }
 
@@ -307,9 +313,12 @@ impl Engine {
             },
             ..Discovery::default()
         };
+        self.refresh_watch();
         let names_dir = path.as_str().ends_with('/')
             || rel.as_str().is_empty()
-            || fs::metadata(self.root.join(&rel)).is_ok_and(|m| m.is_dir());
+            || self
+                .stat_seen(self.root.join(&rel).as_str())
+                .is_some_and(watch::Seen::is_dir);
         let dir_rel = if names_dir {
             rel.clone()
         } else {

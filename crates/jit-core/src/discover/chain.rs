@@ -217,10 +217,8 @@ impl Engine {
                 {
                     return None;
                 }
-                match fs::symlink_metadata(&**real) {
-                    Ok(meta) if meta.is_dir() => {
-                        Some((Some(Stamp::of(&meta)), parent_plain && is_plain))
-                    }
+                match self.lstat_seen(real) {
+                    Some(seen) if seen.is_dir() => Some((Some(seen.stamp), parent_plain && is_plain)),
                     _ => None,
                 }
             }

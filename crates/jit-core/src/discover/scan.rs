@@ -185,7 +185,7 @@ impl<'a> DirScan<'a> {
                     }
                     seen_dirs.push(real);
                     if let Some(record) = self.state.scanned.get(&**real) {
-                        if record_is_fresh(real, stamps.get(i).copied().flatten(), record) {
+                        if record_is_fresh(self.engine, real, stamps.get(i).copied().flatten(), record) {
                             if record.open {
                                 self.replay(real);
                             }
@@ -209,7 +209,7 @@ impl<'a> DirScan<'a> {
                 .state
                 .scanned
                 .get(&*user)
-                .is_some_and(|record| record_is_fresh(&user, None, record));
+                .is_some_and(|record| record_is_fresh(engine, &user, None, record));
             if !fresh {
                 self.state.scanned.remove(&*user);
                 if let Some(source) = engine.user_source(&name) {

@@ -353,6 +353,7 @@ impl Engine {
         out: &mut Discovery,
         cwd_rel: &Utf8Path,
     ) {
+        self.refresh_watch();
         let (levels, stamps) = self.resolve_chain(state, cwd_rel);
         let mut scan = DirScan::new(self, state, matcher, out);
         scan.startup = true;

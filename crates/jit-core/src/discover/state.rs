@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use super::Engine;
 use super::chain::Level;
 use crate::rule::{ParsedRule, Rejection, Stamp};
 
@@ -235,10 +236,18 @@ impl DiscoveryState {
 ///
 /// `dir_stamp` is the directory's stamp if the walk already took it (without
 /// following links); otherwise it is taken here.
-pub(super) fn record_is_fresh(dir: &str, dir_stamp: Option<Stamp>, record: &ScanRecord) -> bool {
-    let fresh =
-        |path: &str, stamp: &Stamp| fs::metadata(path).is_ok_and(|meta| Stamp::of(&meta) == *stamp);
-    let dir_stamp = dir_stamp.or_else(|| fs::symlink_metadata(dir).ok().map(|m| Stamp::of(&m)));
+pub(super) fn record_is_fresh(
+    engine: &Engine,
+    dir: &str,
+    dir_stamp: Option<Stamp>,
+    record: &ScanRecord,
+) -> bool {
+    let fresh = |path: &str, stamp: &Stamp| {
+        engine
+            .stat_seen(path)
+            .is_some_and(|seen| seen.stamp == *stamp)
+    };
+    let dir_stamp = dir_stamp.or_else(|| engine.lstat_seen(dir).map(|seen| seen.stamp));
     record.dir.is_some()
         && record.dir == dir_stamp
         && record

@@ -1,0 +1,532 @@
+//! Remembered `lstat`s that a file-system watch proves unchanged: the warm path of a long-lived engine ([`Engine::watch`]).
+//!
+//! Freshness (DESIGN §9) asks, on every touch, whether each level of the
+//! chain and each file a scan record stamped is still what it was: one
+//! `stat` per path. In a process that stays, the kernel can answer for all
+//! of them at once. Every directory those paths sit in, and every directory
+//! above it up to `/`, gets an inotify watch; the kernel queues an event for
+//! a change to a watched directory's entries, to its attributes or to a file
+//! in it before the call that made the change returns. A touch first reads
+//! the queue and forgets every path an event names (and everything below a
+//! directory an event names); what it still remembers was remembered after
+//! its directory's watch was in place, and no event has named it since, so
+//! a `stat` now would say what it said then.
+//!
+//! Nothing is remembered that an event might not name:
+//!
+//! * a path below a symlink (every directory is watched without following
+//!   links, so a link on the way leaves the path unwatched), or the target
+//!   of a link (a link's `stat` is asked every time);
+//! * a file with more than one hard link (a write through another link's
+//!   directory tells only that directory's watchers);
+//! * anything at all after the queue overflowed: everything is dropped and
+//!   watched again on demand.
+//!
+//! Writes through a shared memory mapping raise no event, and network or
+//! overlay file systems do not report changes made elsewhere: an engine on
+//! such a tree keeps to `stat` (the default).
+
+use std::fs;
+use std::io;
+
+use super::Engine;
+use crate::rule::Stamp;
+
+/// What an `lstat` (or a `stat`) said of a path: what the warm path asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seen {
+    /// The file type.
+    pub(crate) kind: Kind,
+    /// Size and modification time.
+    pub(crate) stamp: Stamp,
+}
+
+/// The file types the warm path tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A directory.
+    Dir,
+    /// A symbolic link (from `lstat` only).
+    Link,
+    /// Anything else: a regular file, a socket, a device...
+    Other,
+}
+
+impl Seen {
+    fn of(meta: &fs::Metadata) -> Self {
+        let kind = if meta.is_dir() {
+            Kind::Dir
+        } else if meta.file_type().is_symlink() {
+            Kind::Link
+        } else {
+            Kind::Other
+        };
+        Seen {
+            kind,
+            stamp: Stamp::of(meta),
+        }
+    }
+
+    /// Whether it is a directory.
+    pub(crate) fn is_dir(self) -> bool {
+        self.kind == Kind::Dir
+    }
+}
+
+/// What an engine's watch has done so far ([`Engine::watch_stats`]): how
+/// many questions it answered from memory and how many took a system call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WatchStats {
+    /// Directories under watch now.
+    pub dirs: usize,
+    /// Paths whose `lstat` is remembered now.
+    pub remembered: usize,
+    /// Questions answered from memory, without a system call.
+    pub answered: u64,
+    /// Questions that took a system call: nothing was remembered, or
+    /// nothing could be proven (a link, a hard-linked file, an unwatchable
+    /// directory).
+    pub asked: u64,
+    /// Events read from the kernel's queue.
+    pub events: u64,
+    /// Times the queue overflowed and everything remembered was dropped.
+    pub overflows: u64,
+}
+
+impl Engine {
+    /// Watches the directories a warm touch looks at (Linux, inotify), so
+    /// that in a long-lived process a touch reads the kernel's event queue
+    /// once instead of taking a `stat` of every level of its chain and
+    /// every rule file its directories' scans stamped. Decisions are the
+    /// same as without it (DESIGN §9's freshness): a changed file is still
+    /// read again on the next touch of its directory. What it cannot prove
+    /// unchanged (a path through a symlink, a hard-linked file) it asks the
+    /// file system every time; see [`Engine::watch_stats`].
+    ///
+    /// Use it where one engine serves many touches (a harness, a server);
+    /// a process that makes one touch gains nothing. Keep to the default on
+    /// network and overlay file systems, which do not report changes made
+    /// elsewhere, and on trees written through shared memory mappings.
+    ///
+    /// # Errors
+    ///
+    /// [`io::ErrorKind::Unsupported`] off Linux, and the kernel's error when
+    /// it refuses a watch queue (too many for this user); the engine then
+    /// keeps to `stat`, as before the call.
+    ///
+    /// ```
+    /// use jit_core::{DiscoveryState, Engine};
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::create_dir_all(dir.path().join("src"))?;
+    /// std::fs::write(dir.path().join("src/CLAUDE.md"), "Small functions.\n")?;
+    /// let mut engine = Engine::new(dir.path())?;
+    /// if engine.watch().is_ok() {
+    ///     let mut state = DiscoveryState::default();
+    ///     assert!(engine.discover(&mut state, "src/a.rs".into(), engine.root()).is_hit());
+    ///     assert!(!engine.discover(&mut state, "src/b.rs".into(), engine.root()).is_hit());
+    ///     // The rule changed: the next touch of its directory brings it again.
+    ///     std::fs::write(dir.path().join("src/CLAUDE.md"), "Smaller functions.\n")?;
+    ///     assert!(engine.discover(&mut state, "src/c.rs".into(), engine.root()).is_hit());
+    ///     assert!(engine.watch_stats().is_some_and(|s| s.answered > 0));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn watch(&mut self) -> io::Result<()> {
+        if self.watch.is_none() {
+            self.watch = Some(Watch::new()?);
+        }
+        Ok(())
+    }
+
+    /// What the watch has done, if [`Engine::watch`] started one.
+    pub fn watch_stats(&self) -> Option<WatchStats> {
+        self.watch.as_ref().map(Watch::stats)
+    }
+
+    /// Reads the watch's event queue, forgetting what changed: the first
+    /// thing a touch does, before it asks [`Engine::lstat_seen`] anything.
+    pub(super) fn refresh_watch(&self) {
+        if let Some(watch) = &self.watch {
+            watch.refresh();
+        }
+    }
+
+    /// `lstat`, from memory where the watch proves it unchanged; `None` on
+    /// any error.
+    pub(super) fn lstat_seen(&self, path: &str) -> Option<Seen> {
+        match &self.watch {
+            Some(watch) => watch.lstat(path),
+            None => fs::symlink_metadata(path).ok().map(|m| Seen::of(&m)),
+        }
+    }
+
+    /// `stat` (following a final link), from memory where the watch proves
+    /// it unchanged; `None` on any error.
+    pub(super) fn stat_seen(&self, path: &str) -> Option<Seen> {
+        match &self.watch {
+            Some(watch) => watch.stat(path),
+            None => fs::metadata(path).ok().map(|m| Seen::of(&m)),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+pub(crate) use linux::Watch;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::collections::{HashMap, HashSet};
+    use std::fmt;
+    use std::fs;
+    use std::io;
+    use std::mem::MaybeUninit;
+    use std::os::unix::fs::MetadataExt;
+    use std::sync::{Arc, Mutex, MutexGuard};
+
+    use rustix::fd::OwnedFd;
+    use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+    use rustix::io::Errno;
+
+    use super::{Kind, Seen, WatchStats};
+
+    /// The events that can change what an `lstat` of a watched directory
+    /// or of an entry in it says. Links are not followed and only
+    /// directories are watched, so a link on the way is never watched.
+    const MASK: WatchFlags = WatchFlags::MODIFY
+        .union(WatchFlags::ATTRIB)
+        .union(WatchFlags::CREATE)
+        .union(WatchFlags::DELETE)
+        .union(WatchFlags::MOVED_FROM)
+        .union(WatchFlags::MOVED_TO)
+        .union(WatchFlags::DELETE_SELF)
+        .union(WatchFlags::MOVE_SELF)
+        .union(WatchFlags::DONT_FOLLOW)
+        .union(WatchFlags::ONLYDIR);
+
+    /// Events that change a directory's entries, and so its own stamp.
+    const ENTRIES: ReadFlags = ReadFlags::CREATE
+        .union(ReadFlags::DELETE)
+        .union(ReadFlags::MOVED_FROM)
+        .union(ReadFlags::MOVED_TO);
+
+    /// Events after which a watched directory's watch no longer stands for
+    /// its path.
+    const GONE: ReadFlags = ReadFlags::IGNORED
+        .union(ReadFlags::DELETE_SELF)
+        .union(ReadFlags::MOVE_SELF)
+        .union(ReadFlags::UNMOUNT);
+
+    /// An inotify queue and what it lets the engine remember.
+    pub(crate) struct Watch {
+        inner: Mutex<Inner>,
+    }
+
+    impl fmt::Debug for Watch {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.debug_struct("Watch")
+                .field("stats", &self.stats())
+                .finish()
+        }
+    }
+
+    /// One event as read from the queue: watch, mask, and the entry's name
+    /// when it is about one (`None` inside for a name that is not UTF-8).
+    type Event = (i32, ReadFlags, Option<Option<String>>);
+
+    struct Inner {
+        fd: OwnedFd,
+        /// Watch descriptor → the directory it watches.
+        by_wd: HashMap<i32, Arc<str>>,
+        /// Watched directory → its watch descriptor. Every directory in it
+        /// has its parent in it too (up to `/`).
+        by_dir: HashMap<Arc<str>, i32>,
+        /// Directories the kernel refused to watch, not asked again until
+        /// a watch is dropped.
+        refused: HashSet<Arc<str>>,
+        /// Path → what `lstat` said (`None`: an error), while no event
+        /// has named it.
+        seen: HashMap<Box<str>, Option<Seen>>,
+        buf: Vec<MaybeUninit<u8>>,
+        stats: WatchStats,
+    }
+
+    impl Watch {
+        pub(crate) fn new() -> io::Result<Self> {
+            let fd = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC)?;
+            Ok(Watch {
+                inner: Mutex::new(Inner {
+                    fd,
+                    by_wd: HashMap::new(),
+                    by_dir: HashMap::new(),
+                    refused: HashSet::new(),
+                    seen: HashMap::new(),
+                    buf: vec![MaybeUninit::uninit(); 16 * 1024],
+                    stats: WatchStats::default(),
+                }),
+            })
+        }
+
+        /// The state, even after a panic elsewhere left the lock poisoned:
+        /// then nothing remembered is trusted.
+        fn lock(&self) -> MutexGuard<'_, Inner> {
+            match self.inner.lock() {
+                Ok(inner) => inner,
+                Err(poisoned) => {
+                    let mut inner = poisoned.into_inner();
+                    inner.uncover("/");
+                    self.inner.clear_poison();
+                    inner
+                }
+            }
+        }
+
+        pub(crate) fn stats(&self) -> WatchStats {
+            let inner = self.lock();
+            WatchStats {
+                dirs: inner.by_dir.len(),
+                remembered: inner.seen.len(),
+                ..inner.stats
+            }
+        }
+
+        pub(crate) fn refresh(&self) {
+            self.lock().drain();
+        }
+
+        pub(crate) fn lstat(&self, path: &str) -> Option<Seen> {
+            self.lock().lstat(path)
+        }
+
+        pub(crate) fn stat(&self, path: &str) -> Option<Seen> {
+            let seen = self.lstat(path);
+            match seen {
+                Some(Seen {
+                    kind: Kind::Link, ..
+                }) => fs::metadata(path).ok().map(|m| Seen::of(&m)),
+                _ => seen,
+            }
+        }
+    }
+
+    impl Inner {
+        fn lstat(&mut self, path: &str) -> Option<Seen> {
+            if let Some(seen) = self.seen.get(path) {
+                self.stats.answered += 1;
+                return *seen;
+            }
+            self.stats.asked += 1;
+            // The watch goes in before the `lstat`: a change after it is
+            // in the queue, a change before it is in what `lstat` says.
+            let watched = is_clean(path) && parent(path).is_some_and(|dir| self.cover(dir));
+            let meta = fs::symlink_metadata(path);
+            let seen = meta.as_ref().ok().map(Seen::of);
+            let provable = match &meta {
+                Ok(meta) => meta.is_dir() || meta.file_type().is_symlink() || meta.nlink() <= 1,
+                Err(_) => true,
+            };
+            if watched && provable {
+                self.seen.insert(path.into(), seen);
+            }
+            seen
+        }
+
+        /// Puts a watch on `dir` and on every directory above it; whether
+        /// all of them are watched (none is a link, the kernel took them).
+        fn cover(&mut self, dir: &str) -> bool {
+            if self.by_dir.contains_key(dir) {
+                return true;
+            }
+            if self.refused.contains(dir) {
+                return false;
+            }
+            if let Some(up) = parent(dir)
+                && !self.cover(up)
+            {
+                return false;
+            }
+            match inotify::add_watch(&self.fd, dir, MASK) {
+                // One directory reached by two paths (a bind mount): an
+                // event would name only one of them.
+                Ok(wd) if self.by_wd.contains_key(&wd) => false,
+                Ok(wd) => {
+                    let dir: Arc<str> = Arc::from(dir);
+                    self.by_wd.insert(wd, Arc::clone(&dir));
+                    self.by_dir.insert(dir, wd);
+                    true
+                }
+                Err(_) => {
+                    self.refused.insert(Arc::from(dir));
+                    false
+                }
+            }
+        }
+
+        /// Reads every queued event and forgets what each names.
+        fn drain(&mut self) {
+            let events = self.read_events();
+            for (wd, mask, name) in events {
+                self.apply(wd, mask, name);
+            }
+        }
+
+        fn read_events(&mut self) -> Vec<Event> {
+            let mut events = Vec::new();
+            let mut buf = std::mem::take(&mut self.buf);
+            let mut reader = inotify::Reader::new(&self.fd, &mut buf);
+            let failed = loop {
+                match reader.next() {
+                    Ok(event) => {
+                        let name = event
+                            .file_name()
+                            .map(|name| name.to_str().ok().map(str::to_owned));
+                        events.push((event.wd(), event.events(), name));
+                    }
+                    Err(Errno::AGAIN) => break false,
+                    Err(Errno::INTR) => {}
+                    Err(_) => break true,
+                }
+            };
+            self.buf = buf;
+            self.stats.events += events.len() as u64;
+            if failed {
+                // Events may be lost: nothing is trusted.
+                events.push((-1, ReadFlags::QUEUE_OVERFLOW, None));
+            }
+            events
+        }
+
+        /// Forgets what one event says may have changed.
+        fn apply(&mut self, wd: i32, mask: ReadFlags, name: Option<Option<String>>) {
+            if mask.contains(ReadFlags::QUEUE_OVERFLOW) {
+                self.stats.overflows += 1;
+                self.uncover("/");
+                return;
+            }
+            let Some(dir) = self.by_wd.get(&wd).cloned() else {
+                return;
+            };
+            match name {
+                None if mask.intersects(GONE) => self.uncover(&dir),
+                // The directory's own attributes (its permissions decide
+                // what can be stat'ed below it).
+                None => self.forget_below(&dir),
+                Some(name) => {
+                    if mask.intersects(ENTRIES) {
+                        self.seen.remove(&*dir);
+                    }
+                    // A name that is not UTF-8 is in no remembered path.
+                    let Some(name) = name else { return };
+                    let path = join(&dir, &name);
+                    if mask.contains(ReadFlags::ISDIR) {
+                        self.uncover(&path);
+                    } else {
+                        self.seen.remove(path.as_str());
+                    }
+                }
+            }
+        }
+
+        /// Forgets `dir` and everything below it.
+        fn forget_below(&mut self, dir: &str) {
+            self.seen.retain(|path, _| !is_at_or_below(path, dir));
+        }
+
+        /// Drops the watches of `dir` and of every directory below it (they
+        /// may no longer stand for their paths) and forgets what they proved.
+        fn uncover(&mut self, dir: &str) {
+            let gone: Vec<(Arc<str>, i32)> = self
+                .by_dir
+                .iter()
+                .filter(|(watched, _)| is_at_or_below(watched, dir))
+                .map(|(watched, wd)| (Arc::clone(watched), *wd))
+                .collect();
+            for (watched, wd) in gone {
+                self.by_dir.remove(&watched);
+                self.by_wd.remove(&wd);
+                // Already gone when the kernel dropped it: nothing to undo.
+                let _ = inotify::remove_watch(&self.fd, wd);
+            }
+            self.refused.clear();
+            self.forget_below(dir);
+        }
+    }
+
+    /// Whether `path` is an absolute path with no empty, `.` or `..`
+    /// component: one name per file, as events name them.
+    fn is_clean(path: &str) -> bool {
+        path == "/"
+            || path.strip_prefix('/').is_some_and(|rest| {
+                rest.split('/')
+                    .all(|part| !part.is_empty() && part != "." && part != "..")
+            })
+    }
+
+    /// The directory holding `path` (a clean absolute path); `None` for `/`.
+    fn parent(path: &str) -> Option<&str> {
+        match path.rsplit_once('/')? {
+            (_, "") => None,
+            ("", _) => Some("/"),
+            (dir, _) => Some(dir),
+        }
+    }
+
+    fn join(dir: &str, name: &str) -> String {
+        if dir == "/" {
+            format!("/{name}")
+        } else {
+            format!("{dir}/{name}")
+        }
+    }
+
+    /// Whether `path` is `dir` or below it, by whole components.
+    fn is_at_or_below(path: &str, dir: &str) -> bool {
+        dir == "/"
+            || path
+                .strip_prefix(dir)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    }
+
+    #[cfg(test)]
+    mod tests;
+}
+
+/// Off Linux there is no watch: [`Engine::watch`] says so and the engine
+/// keeps to `stat`.
+#[cfg(not(target_os = "linux"))]
+pub(crate) use other::Watch;
+
+#[cfg(not(target_os = "linux"))]
+mod other {
+    use std::io;
+
+    use super::{Seen, WatchStats};
+
+    #[derive(Debug)]
+    pub(crate) enum Watch {}
+
+    impl Watch {
+        pub(crate) fn new() -> io::Result<Self> {
+            Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "watching a tree needs inotify (Linux)",
+            ))
+        }
+
+        pub(crate) fn stats(&self) -> WatchStats {
+            match *self {}
+        }
+
+        pub(crate) fn refresh(&self) {
+            match *self {}
+        }
+
+        pub(crate) fn lstat(&self, _: &str) -> Option<Seen> {
+            match *self {}
+        }
+
+        pub(crate) fn stat(&self, _: &str) -> Option<Seen> {
+            match *self {}
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The watch remembers only what an event would name, and forgets what each event names.
+
+#![allow(clippy::unwrap_used, reason = "test fixtures fail loudly")]
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+use super::*;
+
+fn tree() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(dir.path()).unwrap();
+    let root = root.to_str().unwrap().to_owned();
+    fs::create_dir_all(format!("{root}/a/b")).unwrap();
+    fs::write(format!("{root}/a/b/CLAUDE.md"), "one\n").unwrap();
+    (dir, root)
+}
+
+/// Asks `path` and says whether the answer came from memory.
+fn answered(watch: &Watch, path: &str) -> (Option<Seen>, bool) {
+    let before = watch.stats().answered;
+    let seen = watch.stat(path);
+    (seen, watch.stats().answered > before)
+}
+
+fn stamp_now(path: &str) -> Option<Stamp> {
+    fs::metadata(path).ok().map(|m| Stamp::of(&m))
+}
+
+use crate::rule::Stamp;
+
+#[test]
+fn an_unchanged_path_is_answered_from_memory_after_one_ask() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    let (first, from_memory) = answered(&watch, &file);
+    assert!(!from_memory);
+    assert_eq!(first.map(|s| s.stamp), stamp_now(&file));
+    watch.refresh();
+    let (again, from_memory) = answered(&watch, &file);
+    assert!(from_memory);
+    assert_eq!(again, first);
+    let stats = watch.stats();
+    assert_eq!((stats.asked, stats.answered), (1, 1));
+    // Every directory from `/` down to the file's is watched.
+    let depth = Path::new(&root).components().count() + 2;
+    assert_eq!(stats.dirs, depth);
+    assert_eq!(stats.remembered, 1);
+}
+
+#[test]
+fn a_write_of_the_same_length_is_seen_on_the_next_refresh() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    fs::write(&file, "two\n").unwrap();
+    // Not before the refresh: a touch reads the queue first.
+    assert!(answered(&watch, &file).1);
+    watch.refresh();
+    let (seen, from_memory) = answered(&watch, &file);
+    assert!(!from_memory);
+    assert_eq!(seen.map(|s| s.stamp), stamp_now(&file));
+    assert!(watch.stats().events > 0);
+}
+
+#[test]
+fn a_changed_modification_time_alone_is_seen() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    let handle = fs::File::options().write(true).open(&file).unwrap();
+    handle
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(7))
+        .unwrap();
+    watch.refresh();
+    let (seen, from_memory) = answered(&watch, &file);
+    assert!(!from_memory);
+    assert_eq!(seen.map(|s| s.stamp), stamp_now(&file));
+}
+
+#[test]
+fn a_new_entry_changes_the_directory_and_an_absent_path() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let dir = format!("{root}/a/b");
+    let rules = format!("{root}/a/b/.claude");
+    assert_eq!(watch.lstat(&rules), None);
+    let dir_seen = watch.lstat(&dir);
+    watch.refresh();
+    assert!(answered(&watch, &rules).1, "an absent path is remembered too");
+    fs::create_dir(&rules).unwrap();
+    watch.refresh();
+    let (now, from_memory) = answered(&watch, &rules);
+    assert!(!from_memory);
+    assert!(now.is_some_and(Seen::is_dir));
+    let (dir_now, from_memory) = answered(&watch, &dir);
+    assert!(!from_memory, "the directory's own stamp changed with its entries");
+    assert_eq!(dir_now.map(|s| s.stamp), stamp_now(&dir));
+    assert_ne!(dir_now, None);
+    let _ = dir_seen;
+}
+
+#[test]
+fn a_removed_file_is_seen() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    fs::remove_file(&file).unwrap();
+    watch.refresh();
+    assert_eq!(answered(&watch, &file), (None, false));
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_drops_everything_below_it() {
+    let (_dir, root) = tree();
+    fs::create_dir_all(format!("{root}/other/b")).unwrap();
+    fs::write(format!("{root}/other/b/CLAUDE.md"), "elsewhere, longer\n").unwrap();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    let first = watch.stat(&file);
+    fs::rename(format!("{root}/a"), format!("{root}/gone")).unwrap();
+    symlink(format!("{root}/other"), format!("{root}/a")).unwrap();
+    watch.refresh();
+    let (seen, from_memory) = answered(&watch, &file);
+    assert!(!from_memory);
+    assert_ne!(seen, first);
+    assert_eq!(seen.map(|s| s.stamp), stamp_now(&file));
+    // Below a link nothing is remembered: the link can change without an
+    // event in the directories it leads to.
+    watch.refresh();
+    assert!(!answered(&watch, &file).1);
+    assert_eq!(watch.stats().remembered, 0);
+}
+
+#[test]
+fn a_renamed_ancestor_is_seen_through_its_own_watch() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    fs::rename(format!("{root}/a/b"), format!("{root}/b2")).unwrap();
+    watch.refresh();
+    assert_eq!(answered(&watch, &file), (None, false));
+}
+
+#[test]
+fn a_link_is_remembered_but_its_target_is_asked_every_time() {
+    let (_dir, root) = tree();
+    let link = format!("{root}/a/LINK.md");
+    symlink(format!("{root}/a/b/CLAUDE.md"), &link).unwrap();
+    let watch = Watch::new().unwrap();
+    let target = watch.stat(&link);
+    assert!(target.is_some_and(|s| s.kind == Kind::Other));
+    watch.refresh();
+    let asked = watch.stats().asked;
+    assert_eq!(watch.stat(&link), target);
+    assert_eq!(watch.lstat(&link).map(|s| s.kind), Some(Kind::Link));
+    // The link's `lstat` came from memory; its target was asked.
+    assert_eq!(watch.stats().asked, asked);
+}
+
+#[test]
+fn a_hard_linked_file_is_never_remembered() {
+    let (_dir, root) = tree();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    fs::hard_link(&file, format!("{root}/elsewhere.md")).unwrap();
+    let watch = Watch::new().unwrap();
+    watch.stat(&file);
+    watch.refresh();
+    assert!(!answered(&watch, &file).1);
+}
+
+#[test]
+fn paths_that_are_not_clean_are_never_remembered() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    for path in [
+        format!("{root}/a/../a/b/CLAUDE.md"),
+        format!("{root}/a/./b/CLAUDE.md"),
+        format!("{root}/a//b/CLAUDE.md"),
+        "a/b/CLAUDE.md".to_owned(),
+    ] {
+        watch.stat(&path);
+        watch.refresh();
+        assert!(!answered(&watch, &path).1, "{path}");
+    }
+    assert_eq!(watch.stats().remembered, 0);
+}
+
+#[test]
+fn an_overflow_forgets_everything_and_drops_every_watch() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    watch
+        .lock()
+        .apply(-1, ReadFlags::QUEUE_OVERFLOW, None);
+    let stats = watch.stats();
+    assert_eq!((stats.dirs, stats.remembered, stats.overflows), (0, 0, 1));
+    assert!(!answered(&watch, &file).1);
+}
+
+#[test]
+fn attributes_of_a_directory_forget_what_is_below_it() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    let other = format!("{root}/a/x");
+    watch.stat(&file);
+    watch.stat(&other);
+    let wd = *watch.lock().by_dir.get(format!("{root}/a/b").as_str()).unwrap();
+    watch.lock().apply(wd, ReadFlags::ATTRIB, None);
+    assert!(!answered(&watch, &file).1);
+    assert!(answered(&watch, &other).1, "a sibling of the directory is kept");
+}
+
+#[test]
+fn an_event_for_an_unknown_watch_changes_nothing() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    watch.lock().apply(999_999, ReadFlags::ATTRIB, None);
+    assert!(answered(&watch, &file).1);
+}
+
+#[test]
+fn a_name_that_is_not_utf8_only_changes_its_directory() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let dir = format!("{root}/a/b");
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    watch.lstat(&dir);
+    let wd = *watch.lock().by_dir.get(dir.as_str()).unwrap();
+    watch.lock().apply(wd, ReadFlags::CREATE, Some(None));
+    assert!(answered(&watch, &file).1);
+    assert!(!answered(&watch, &dir).1);
+}
+
+#[test]
+fn a_modified_file_does_not_change_its_directory() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let dir = format!("{root}/a/b");
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    watch.lstat(&dir);
+    fs::write(&file, "changed\n").unwrap();
+    watch.refresh();
+    assert!(answered(&watch, &dir).1);
+    assert!(!answered(&watch, &file).1);
+}
+
+#[test]
+fn a_directory_that_cannot_be_watched_is_asked_every_time_without_retrying() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    // Below a regular file: the kernel refuses the watch.
+    let below = format!("{root}/a/b/CLAUDE.md/x");
+    watch.lstat(&below);
+    assert!(watch.lock().refused.contains(format!("{root}/a/b/CLAUDE.md").as_str()));
+    watch.refresh();
+    assert!(!answered(&watch, &below).1);
+}
+
+#[test]
+fn paths_are_split_and_compared_by_whole_components() {
+    assert_eq!(parent("/a/b"), Some("/a"));
+    assert_eq!(parent("/a"), Some("/"));
+    assert_eq!(parent("/"), None);
+    assert_eq!(join("/", "a"), "/a");
+    assert_eq!(join("/a", "b"), "/a/b");
+    assert!(is_at_or_below("/a/b", "/a"));
+    assert!(is_at_or_below("/a", "/a"));
+    assert!(!is_at_or_below("/ab", "/a"));
+    assert!(is_at_or_below("/anything", "/"));
+    assert!(is_clean("/"));
+    assert!(is_clean("/a/.claude/rules"));
+    assert!(!is_clean("/a/"));
+    assert!(!is_clean(""));
+}
