@@ -14,3 +14,4 @@ mod session;
 mod startup;
 mod tools;
 mod vocabulary;
+mod watch;

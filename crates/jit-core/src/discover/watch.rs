@@ -318,8 +318,14 @@ mod linux {
             self.stats.asked += 1;
             // The watch goes in before the `lstat`: a change after it is
             // in the queue, a change before it is in what `lstat` says.
-            let watched = is_clean(path) && parent(path).is_some_and(|dir| self.cover(dir));
-            let meta = fs::symlink_metadata(path);
+            let mut watched = is_clean(path) && parent(path).is_some_and(|dir| self.cover(dir));
+            let mut meta = fs::symlink_metadata(path);
+            // A directory's own stamp changes with its entries, which only
+            // its own watch hears of: watched, then asked again.
+            if watched && meta.as_ref().is_ok_and(fs::Metadata::is_dir) {
+                watched = self.cover(path);
+                meta = fs::symlink_metadata(path);
+            }
             let seen = meta.as_ref().ok().map(Seen::of);
             let provable = match &meta {
                 Ok(meta) => meta.is_dir() || meta.file_type().is_symlink() || meta.nlink() <= 1,

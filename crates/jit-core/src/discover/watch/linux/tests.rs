@@ -286,3 +286,19 @@ fn paths_are_split_and_compared_by_whole_components() {
     assert!(!is_clean("/a/"));
     assert!(!is_clean(""));
 }
+
+#[test]
+fn a_remembered_directory_hears_of_its_own_entries() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    // Nothing below it asked: only its own watch hears of a new entry.
+    let dir = format!("{root}/a/b");
+    watch.lstat(&dir);
+    watch.refresh();
+    assert!(answered(&watch, &dir).1);
+    fs::write(format!("{dir}/new.md"), "").unwrap();
+    watch.refresh();
+    let (seen, from_memory) = answered(&watch, &dir);
+    assert!(!from_memory);
+    assert_eq!(seen.map(|s| s.stamp), stamp_now(&dir));
+}
