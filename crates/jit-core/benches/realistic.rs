@@ -16,6 +16,9 @@
 //! * `warm_sibling`: the state that has discovered the deep file discovers
 //!   the file next to it.
 //! * `warm_same_file`: the same state touches the deep file again.
+//! * `warm_sibling_watched`, `warm_same_file_watched`: the same in an
+//!   engine that watches the tree (`Engine::watch`, Linux), as a process
+//!   that stays runs it.
 //! * `floor_warm`: the syscalls no warm touch can avoid, timed bare.
 //! * `floor_warm_fresh`: `floor_warm` plus the stats freshness adds (rule
 //!   folders, scoped rules not loaded yet, the touched path's kind).
@@ -197,6 +200,46 @@ fn warm_same_file(bencher: Bencher) {
     engine.discover(&mut state, &deep(tree), engine.root());
     let path = deep(tree);
     bencher.bench_local(|| engine.discover(&mut state, &path, engine.root()));
+}
+
+/// `warm_sibling` in an engine that watches the tree ([`Engine::watch`]),
+/// as a harness or a server that stays would run it: the touch reads the
+/// kernel's event queue once and takes no `stat` of what it proves
+/// unchanged. Every sample is the sibling's first touch in a clone of the
+/// state that touched only the deep file; the engine's watch remembers
+/// across samples, as it does across a session's touches, so only the
+/// first sample asks whether the sibling itself is a directory (the one
+/// `stat` a never-touched path adds, about 1 µs).
+#[divan::bench]
+fn warm_sibling_watched(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let engine = watched_engine(tree);
+    let mut warm = DiscoveryState::default();
+    engine.discover(&mut warm, &deep(tree), engine.root());
+    let path = sibling(tree);
+    engine.discover(&mut warm.clone(), &path, engine.root());
+    let asked = engine.watch_stats().unwrap().asked;
+    bencher
+        .with_inputs(|| warm.clone())
+        .bench_local_refs(|state| engine.discover(state, &path, engine.root()));
+    assert_eq!(engine.watch_stats().unwrap().asked, asked, "a sample took a stat");
+}
+
+/// `warm_same_file` in an engine that watches the tree.
+#[divan::bench]
+fn warm_same_file_watched(bencher: Bencher) {
+    let tree = &fixture().tree;
+    let engine = watched_engine(tree);
+    let mut state = DiscoveryState::default();
+    engine.discover(&mut state, &deep(tree), engine.root());
+    let path = deep(tree);
+    bencher.bench_local(|| engine.discover(&mut state, &path, engine.root()));
+}
+
+fn watched_engine(tree: &Tree) -> Engine {
+    let mut engine = Engine::new(&tree.root).unwrap();
+    engine.watch().expect("inotify (Linux)");
+    engine
 }
 
 /// The warm floor: what a warm touch must still ask the filesystem to know
