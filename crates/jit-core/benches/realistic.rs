@@ -205,11 +205,11 @@ fn warm_same_file(bencher: Bencher) {
 /// `warm_sibling` in an engine that watches the tree ([`Engine::watch`]),
 /// as a harness or a server that stays would run it: the touch reads the
 /// kernel's event queue once and takes no `stat` of what it proves
-/// unchanged. Every sample is the sibling's first touch in a clone of the
-/// state that touched only the deep file; the engine's watch remembers
-/// across samples, as it does across a session's touches, so only the
-/// first sample asks whether the sibling itself is a directory (the one
-/// `stat` a never-touched path adds, about 1 µs).
+/// unchanged; only the touched path's own `stat` (is it a directory?) is
+/// taken, as on every touch. Every sample is the sibling's first touch in
+/// a clone of the state that touched only the deep file, as in
+/// `warm_sibling`; the watch is the engine's, remembered across samples as
+/// across a session's touches.
 #[divan::bench]
 fn warm_sibling_watched(bencher: Bencher) {
     let tree = &fixture().tree;
@@ -222,7 +222,11 @@ fn warm_sibling_watched(bencher: Bencher) {
     bencher
         .with_inputs(|| warm.clone())
         .bench_local_refs(|state| engine.discover(state, &path, engine.root()));
-    assert_eq!(engine.watch_stats().unwrap().asked, asked, "a sample took a stat");
+    assert_eq!(
+        engine.watch_stats().unwrap().asked,
+        asked,
+        "a sample took a stat"
+    );
 }
 
 /// `warm_same_file` in an engine that watches the tree.

@@ -316,9 +316,9 @@ impl Engine {
         self.refresh_watch();
         let names_dir = path.as_str().ends_with('/')
             || rel.as_str().is_empty()
-            || self
-                .stat_seen(self.root.join(&rel).as_str())
-                .is_some_and(watch::Seen::is_dir);
+            // Asked every time, watch or not: the touched paths of a
+            // session are its source files, too many to remember.
+            || fs::metadata(self.root.join(&rel)).is_ok_and(|m| m.is_dir());
         let dir_rel = if names_dir {
             rel.clone()
         } else {

@@ -218,7 +218,9 @@ impl Engine {
                     return None;
                 }
                 match self.lstat_seen(real) {
-                    Some(seen) if seen.is_dir() => Some((Some(seen.stamp), parent_plain && is_plain)),
+                    Some(seen) if seen.is_dir() => {
+                        Some((Some(seen.stamp), parent_plain && is_plain))
+                    }
                     _ => None,
                 }
             }

@@ -25,6 +25,17 @@
 //! Writes through a shared memory mapping raise no event, and network or
 //! overlay file systems do not report changes made elsewhere: an engine on
 //! such a tree keeps to `stat` (the default).
+//!
+//! This is not the recursive watch DESIGN §12 leaves out, and it keeps the
+//! reasons for leaving that out. It watches only the directories a touch
+//! already looked at (the levels of touched chains, their rule folders, and
+//! the directories above the root), never a whole tree up front. An event
+//! triggers nothing: no rule is read or injected and no prompt rebuilt until
+//! a touch asks, exactly as with `stat`. And it is stateful where `stat` is
+//! not, so it is opt-in and fails toward asking: whatever it cannot prove
+//! (a link, a hard-linked file, an unwatchable directory, a lost queue) is
+//! asked of the file system, and the stat path stays the default, which the
+//! `jit` command line's hook (a new process per call) uses.
 
 use std::fs;
 use std::io;

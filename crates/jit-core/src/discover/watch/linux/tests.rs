@@ -91,14 +91,20 @@ fn a_new_entry_changes_the_directory_and_an_absent_path() {
     assert_eq!(watch.lstat(&rules), None);
     let dir_seen = watch.lstat(&dir);
     watch.refresh();
-    assert!(answered(&watch, &rules).1, "an absent path is remembered too");
+    assert!(
+        answered(&watch, &rules).1,
+        "an absent path is remembered too"
+    );
     fs::create_dir(&rules).unwrap();
     watch.refresh();
     let (now, from_memory) = answered(&watch, &rules);
     assert!(!from_memory);
     assert!(now.is_some_and(Seen::is_dir));
     let (dir_now, from_memory) = answered(&watch, &dir);
-    assert!(!from_memory, "the directory's own stamp changed with its entries");
+    assert!(
+        !from_memory,
+        "the directory's own stamp changed with its entries"
+    );
     assert_eq!(dir_now.map(|s| s.stamp), stamp_now(&dir));
     assert_ne!(dir_now, None);
     let _ = dir_seen;
@@ -198,9 +204,7 @@ fn an_overflow_forgets_everything_and_drops_every_watch() {
     let watch = Watch::new().unwrap();
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
-    watch
-        .lock()
-        .apply(-1, ReadFlags::QUEUE_OVERFLOW, None);
+    watch.lock().apply(-1, ReadFlags::QUEUE_OVERFLOW, None);
     let stats = watch.stats();
     assert_eq!((stats.dirs, stats.remembered, stats.overflows), (0, 0, 1));
     assert!(!answered(&watch, &file).1);
@@ -214,10 +218,17 @@ fn attributes_of_a_directory_forget_what_is_below_it() {
     let other = format!("{root}/a/x");
     watch.stat(&file);
     watch.stat(&other);
-    let wd = *watch.lock().by_dir.get(format!("{root}/a/b").as_str()).unwrap();
+    let wd = *watch
+        .lock()
+        .by_dir
+        .get(format!("{root}/a/b").as_str())
+        .unwrap();
     watch.lock().apply(wd, ReadFlags::ATTRIB, None);
     assert!(!answered(&watch, &file).1);
-    assert!(answered(&watch, &other).1, "a sibling of the directory is kept");
+    assert!(
+        answered(&watch, &other).1,
+        "a sibling of the directory is kept"
+    );
 }
 
 #[test]
@@ -265,7 +276,12 @@ fn a_directory_that_cannot_be_watched_is_asked_every_time_without_retrying() {
     // Below a regular file: the kernel refuses the watch.
     let below = format!("{root}/a/b/CLAUDE.md/x");
     watch.lstat(&below);
-    assert!(watch.lock().refused.contains(format!("{root}/a/b/CLAUDE.md").as_str()));
+    assert!(
+        watch
+            .lock()
+            .refused
+            .contains(format!("{root}/a/b/CLAUDE.md").as_str())
+    );
     watch.refresh();
     assert!(!answered(&watch, &below).1);
 }
