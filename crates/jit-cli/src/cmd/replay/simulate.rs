@@ -204,7 +204,13 @@ pub(crate) fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay>
     let engine = Engine::new(&options.root)?;
     let conventions = crate::conventions::resolve(engine.root(), options.conventions.as_deref())?
         .with_own(sources(trace.format));
-    let engine = Arc::new(engine.with_sources(conventions.sources));
+    let mut engine = engine.with_sources(conventions.sources);
+    // Thousands of touches in one process: the watch answers their
+    // freshness checks without a `stat` each, deciding the same. Where the
+    // kernel refuses one (off Linux, out of inotify instances), the engine
+    // keeps to `stat`, which decides the same too.
+    let _ = engine.watch();
+    let engine = Arc::new(engine);
     let root = engine.root().to_owned();
     let registry = Arc::new(Registry::checked()?);
     let mut config = SessionConfig::new().with_registry(Arc::clone(&registry));
