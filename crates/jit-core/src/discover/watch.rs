@@ -381,17 +381,22 @@ mod linux {
 
         /// Reads every queued event and forgets what each names.
         fn drain(&mut self) {
-            let events = self.read_events();
+            let (events, complete) = self.read_events();
             for (wd, mask, name) in events {
                 self.apply(wd, mask, name);
             }
+            if !complete {
+                // Events may be lost: nothing is trusted.
+                self.overflowed();
+            }
         }
 
-        fn read_events(&mut self) -> Vec<Event> {
+        /// The queued events, and whether the queue was read to its end.
+        fn read_events(&mut self) -> (Vec<Event>, bool) {
             let mut events = Vec::new();
             let mut buf = std::mem::take(&mut self.buf);
             let mut reader = inotify::Reader::new(&self.fd, &mut buf);
-            let failed = loop {
+            let complete = loop {
                 match reader.next() {
                     Ok(event) => {
                         let name = event
@@ -399,25 +404,26 @@ mod linux {
                             .map(|name| name.to_str().ok().map(str::to_owned));
                         events.push((event.wd(), event.events(), name));
                     }
-                    Err(Errno::AGAIN) => break false,
+                    Err(Errno::AGAIN) => break true,
                     Err(Errno::INTR) => {}
-                    Err(_) => break true,
+                    Err(_) => break false,
                 }
             };
             self.buf = buf;
             self.stats.events += events.len() as u64;
-            if failed {
-                // Events may be lost: nothing is trusted.
-                events.push((-1, ReadFlags::QUEUE_OVERFLOW, None));
-            }
-            events
+            (events, complete)
+        }
+
+        /// Forgets everything and drops every watch: events were lost.
+        fn overflowed(&mut self) {
+            self.stats.overflows += 1;
+            self.uncover("/");
         }
 
         /// Forgets what one event says may have changed.
         fn apply(&mut self, wd: i32, mask: ReadFlags, name: Option<Option<String>>) {
             if mask.contains(ReadFlags::QUEUE_OVERFLOW) {
-                self.stats.overflows += 1;
-                self.uncover("/");
+                self.overflowed();
                 return;
             }
             let Some(dir) = self.by_wd.get(&wd).cloned() else {

@@ -223,12 +223,91 @@ fn attributes_of_a_directory_forget_what_is_below_it() {
         .by_dir
         .get(format!("{root}/a/b").as_str())
         .unwrap();
+    let dirs = watch.stats().dirs;
     watch.lock().apply(wd, ReadFlags::ATTRIB, None);
+    assert_eq!(
+        watch.stats().dirs,
+        dirs,
+        "the directory is still itself: still watched"
+    );
     assert!(!answered(&watch, &file).1);
     assert!(
         answered(&watch, &other).1,
         "a sibling of the directory is kept"
     );
+}
+
+/// The watch descriptor of a watched directory.
+fn wd_of(watch: &Watch, dir: &str) -> i32 {
+    *watch.lock().by_dir.get(dir).unwrap()
+}
+
+#[test]
+fn a_directory_gone_from_its_path_loses_its_watch_and_those_below() {
+    let (_dir, root) = tree();
+    fs::create_dir(format!("{root}/a/b/c")).unwrap();
+    let watch = Watch::new().unwrap();
+    let deep = format!("{root}/a/b/c/CLAUDE.md");
+    let other = format!("{root}/a/x");
+    watch.stat(&deep);
+    watch.stat(&other);
+    let dirs = watch.stats().dirs;
+    let wd = wd_of(&watch, &format!("{root}/a/b"));
+    for gone in [
+        ReadFlags::MOVE_SELF,
+        ReadFlags::DELETE_SELF,
+        ReadFlags::IGNORED,
+    ] {
+        watch.lock().apply(wd, gone, None);
+    }
+    assert_eq!(watch.stats().dirs, dirs - 2, "a/b and a/b/c");
+    assert!(!answered(&watch, &deep).1);
+    assert!(answered(&watch, &other).1);
+}
+
+#[test]
+fn a_directory_a_watch_already_stands_for_under_another_path_is_not_covered() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let dir = format!("{root}/a/b");
+    let mut inner = watch.lock();
+    // As a bind mount would: the kernel hands back a watch that already
+    // stands for another path, whose events would name only that one.
+    let wd = inotify::add_watch(&inner.fd, dir.as_str(), MASK).unwrap();
+    inner.by_wd.insert(wd, Arc::from("/elsewhere"));
+    assert!(inner.cover(&format!("{root}/a")));
+    assert!(!inner.cover(&dir));
+    drop(inner);
+    let file = format!("{dir}/CLAUDE.md");
+    watch.stat(&file);
+    watch.refresh();
+    assert!(!answered(&watch, &file).1);
+}
+
+#[test]
+fn seen_tells_a_directory_from_a_file_and_a_link() {
+    let (_dir, root) = tree();
+    let link = format!("{root}/link");
+    symlink(format!("{root}/a"), &link).unwrap();
+    let watch = Watch::new().unwrap();
+    let kind = |path: &str| watch.lstat(path).map(|s| (s.kind, s.is_dir()));
+    assert_eq!(kind(&format!("{root}/a")), Some((Kind::Dir, true)));
+    assert_eq!(
+        kind(&format!("{root}/a/b/CLAUDE.md")),
+        Some((Kind::Other, false))
+    );
+    assert_eq!(kind(&link), Some((Kind::Link, false)));
+    assert_eq!(watch.stat(&link).map(Seen::is_dir), Some(true));
+}
+
+#[test]
+fn its_debug_form_shows_what_it_holds() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    watch.stat(&format!("{root}/a/b/CLAUDE.md"));
+    let shown = format!("{watch:?}");
+    assert!(shown.starts_with("Watch { stats: WatchStats {"), "{shown}");
+    assert!(shown.contains("remembered: 1"), "{shown}");
 }
 
 #[test]
