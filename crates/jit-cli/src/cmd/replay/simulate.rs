@@ -199,8 +199,9 @@ fn sources(format: Option<Format>) -> Vec<Box<dyn RuleSource>> {
     }
 }
 
-/// Replays `trace` on `options.root`.
-pub(crate) fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay> {
+/// The engine a replay of `trace` runs on: its conventions, watching the
+/// tree.
+fn engine(trace: &Trace, options: &Options) -> anyhow::Result<Arc<Engine>> {
     let engine = Engine::new(&options.root)?;
     let conventions = crate::conventions::resolve(engine.root(), options.conventions.as_deref())?
         .with_own(sources(trace.format));
@@ -210,7 +211,12 @@ pub(crate) fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay>
     // kernel refuses one (off Linux, out of inotify instances), the engine
     // keeps to `stat`, which decides the same too.
     let _ = engine.watch();
-    let engine = Arc::new(engine);
+    Ok(Arc::new(engine))
+}
+
+/// Replays `trace` on `options.root`.
+pub(crate) fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay> {
+    let engine = engine(trace, options)?;
     let root = engine.root().to_owned();
     let registry = Arc::new(Registry::checked()?);
     let mut config = SessionConfig::new().with_registry(Arc::clone(&registry));
