@@ -29,7 +29,6 @@ const LONG_FN_ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/jit-cli/src/cmd/replay/html.rs", "chart", 112),
     ("crates/jit-cli/src/cmd/replay/mod.rs", "run", 88),
     ("crates/jit-cli/src/cmd/replay/mod.rs", "write_report", 184),
-    ("crates/jit-cli/src/cmd/replay/simulate.rs", "replay", 82),
     ("crates/jit-cli/src/cmd/replay/simulate.rs", "batch", 92),
     ("crates/jit-cli/src/cmd/replay/simulate.rs", "finish", 96),
     ("crates/jit-cli/src/cmd/replay/transcript.rs", "read", 129),
