@@ -217,7 +217,7 @@ impl Engine {
                 {
                     return None;
                 }
-                match self.lstat_seen(real) {
+                match self.lstat_dir(real) {
                     Some(seen) if seen.is_dir() => {
                         Some((Some(seen.stamp), parent_plain && is_plain))
                     }

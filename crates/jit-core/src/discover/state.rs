@@ -238,7 +238,7 @@ impl DiscoveryState {
 /// following links); otherwise it is taken here.
 pub(super) fn record_is_fresh(
     engine: &Engine,
-    dir: &str,
+    dir: &Arc<str>,
     dir_stamp: Option<Stamp>,
     record: &ScanRecord,
 ) -> bool {
@@ -247,7 +247,7 @@ pub(super) fn record_is_fresh(
             .stat_seen(path)
             .is_some_and(|seen| seen.stamp == *stamp)
     };
-    let dir_stamp = dir_stamp.or_else(|| engine.lstat_seen(dir).map(|seen| seen.stamp));
+    let dir_stamp = dir_stamp.or_else(|| engine.lstat_dir(dir).map(|seen| seen.stamp));
     record.dir.is_some()
         && record.dir == dir_stamp
         && record

@@ -39,6 +39,7 @@
 
 use std::fs;
 use std::io;
+use std::sync::Arc;
 
 use super::Engine;
 use crate::rule::Stamp;
@@ -156,19 +157,20 @@ impl Engine {
     }
 
     /// Reads the watch's event queue, forgetting what changed: the first
-    /// thing a touch does, before it asks [`Engine::lstat_seen`] anything.
+    /// thing a touch does, before it asks [`Engine::lstat_dir`] anything.
     pub(super) fn refresh_watch(&self) {
         if let Some(watch) = &self.watch {
             watch.refresh();
         }
     }
 
-    /// `lstat`, from memory where the watch proves it unchanged; `None` on
-    /// any error.
-    pub(super) fn lstat_seen(&self, path: &str) -> Option<Seen> {
+    /// `lstat` of a directory the state holds as `Arc<str>` (a level of a
+    /// chain), from memory where the watch proves it unchanged; `None` on
+    /// any error. The watch keeps the same string, not a copy.
+    pub(super) fn lstat_dir(&self, dir: &Arc<str>) -> Option<Seen> {
         match &self.watch {
-            Some(watch) => watch.lstat(path),
-            None => fs::symlink_metadata(path).ok().map(|m| Seen::of(&m)),
+            Some(watch) => watch.lstat(dir, Some(dir)),
+            None => fs::symlink_metadata(&**dir).ok().map(|m| Seen::of(&m)),
         }
     }
 
@@ -249,17 +251,26 @@ mod linux {
         fd: OwnedFd,
         /// Watch descriptor → the directory it watches.
         by_wd: HashMap<i32, Arc<str>>,
-        /// Watched directory → its watch descriptor. Every directory in it
-        /// has its parent in it too (up to `/`).
-        by_dir: HashMap<Arc<str>, i32>,
+        /// Watched directories. Every directory in it has its parent in it
+        /// too (up to `/`).
+        by_dir: HashMap<Arc<str>, Watched>,
         /// Directories the kernel refused to watch, not asked again until
         /// a watch is dropped.
         refused: HashSet<Arc<str>>,
-        /// Path → what `lstat` said (`None`: an error), while no event
-        /// has named it.
+        /// Path that is no watched directory → what `lstat` said (`None`:
+        /// an error), while no event has named it.
         seen: HashMap<Box<str>, Option<Seen>>,
         buf: Vec<MaybeUninit<u8>>,
         stats: WatchStats,
+    }
+
+    /// A watched directory: its watch, and its own `lstat` once asked
+    /// (kept here rather than in `Inner::seen`, so that a level of a chain,
+    /// the most common thing remembered, costs one entry and no copy of its
+    /// path).
+    struct Watched {
+        wd: i32,
+        seen: Option<Option<Seen>>,
     }
 
     impl Watch {
@@ -296,7 +307,8 @@ mod linux {
             let inner = self.lock();
             WatchStats {
                 dirs: inner.by_dir.len(),
-                remembered: inner.seen.len(),
+                remembered: inner.seen.len()
+                    + inner.by_dir.values().filter(|d| d.seen.is_some()).count(),
                 ..inner.stats
             }
         }
@@ -305,12 +317,14 @@ mod linux {
             self.lock().drain();
         }
 
-        pub(crate) fn lstat(&self, path: &str) -> Option<Seen> {
-            self.lock().lstat(path)
+        /// `lstat` of `path`; `shared` is the same path as an `Arc<str>`
+        /// the caller holds, kept instead of a copy if it is a directory.
+        pub(crate) fn lstat(&self, path: &str, shared: Option<&Arc<str>>) -> Option<Seen> {
+            self.lock().lstat(path, shared)
         }
 
         pub(crate) fn stat(&self, path: &str) -> Option<Seen> {
-            let seen = self.lstat(path);
+            let seen = self.lstat(path, None);
             match seen {
                 Some(Seen {
                     kind: Kind::Link, ..
@@ -321,10 +335,14 @@ mod linux {
     }
 
     impl Inner {
-        fn lstat(&mut self, path: &str) -> Option<Seen> {
-            if let Some(seen) = self.seen.get(path) {
+        fn lstat(&mut self, path: &str, shared: Option<&Arc<str>>) -> Option<Seen> {
+            let remembered = match self.by_dir.get(path) {
+                Some(dir) => dir.seen,
+                None => self.seen.get(path).copied(),
+            };
+            if let Some(seen) = remembered {
                 self.stats.answered += 1;
-                return *seen;
+                return seen;
             }
             self.stats.asked += 1;
             // The watch goes in before the `lstat`: a change after it is
@@ -333,8 +351,9 @@ mod linux {
             let mut meta = fs::symlink_metadata(path);
             // A directory's own stamp changes with its entries, which only
             // its own watch hears of: watched, then asked again.
-            if watched && meta.as_ref().is_ok_and(fs::Metadata::is_dir) {
-                watched = self.cover(path);
+            let is_dir = watched && meta.as_ref().is_ok_and(fs::Metadata::is_dir);
+            if is_dir {
+                watched = self.cover_shared(path, shared);
                 meta = fs::symlink_metadata(path);
             }
             let seen = meta.as_ref().ok().map(Seen::of);
@@ -343,7 +362,15 @@ mod linux {
                 Err(_) => true,
             };
             if watched && provable {
-                self.seen.insert(path.into(), seen);
+                match self.by_dir.get_mut(path) {
+                    Some(dir) if is_dir => dir.seen = Some(seen),
+                    // Watched as a directory, no longer one: the event
+                    // that says so is on its way; nothing is remembered.
+                    Some(_) => {}
+                    None => {
+                        self.seen.insert(path.into(), seen);
+                    }
+                }
             }
             seen
         }
@@ -351,6 +378,12 @@ mod linux {
         /// Puts a watch on `dir` and on every directory above it; whether
         /// all of them are watched (none is a link, the kernel took them).
         fn cover(&mut self, dir: &str) -> bool {
+            self.cover_shared(dir, None)
+        }
+
+        /// [`Inner::cover`], keeping `shared` (the same path) as the
+        /// directory's key rather than a copy of it.
+        fn cover_shared(&mut self, dir: &str, shared: Option<&Arc<str>>) -> bool {
             if self.by_dir.contains_key(dir) {
                 return true;
             }
@@ -367,9 +400,9 @@ mod linux {
                 // event would name only one of them.
                 Ok(wd) if self.by_wd.contains_key(&wd) => false,
                 Ok(wd) => {
-                    let dir: Arc<str> = Arc::from(dir);
+                    let dir: Arc<str> = shared.map_or_else(|| Arc::from(dir), Arc::clone);
                     self.by_wd.insert(wd, Arc::clone(&dir));
-                    self.by_dir.insert(dir, wd);
+                    self.by_dir.insert(dir, Watched { wd, seen: None });
                     true
                 }
                 Err(_) => {
@@ -436,7 +469,7 @@ mod linux {
                 None => self.forget_below(&dir),
                 Some(name) => {
                     if mask.intersects(ENTRIES) {
-                        self.seen.remove(&*dir);
+                        self.forget(&dir);
                     }
                     // A name that is not UTF-8 is in no remembered path.
                     let Some(name) = name else { return };
@@ -444,8 +477,18 @@ mod linux {
                     if mask.contains(ReadFlags::ISDIR) {
                         self.uncover(&path);
                     } else {
-                        self.seen.remove(path.as_str());
+                        self.forget(&path);
                     }
+                }
+            }
+        }
+
+        /// Forgets what `lstat` said of `path`.
+        fn forget(&mut self, path: &str) {
+            match self.by_dir.get_mut(path) {
+                Some(dir) => dir.seen = None,
+                None => {
+                    self.seen.remove(path);
                 }
             }
         }
@@ -453,6 +496,13 @@ mod linux {
         /// Forgets `dir` and everything below it.
         fn forget_below(&mut self, dir: &str) {
             self.seen.retain(|path, _| !is_at_or_below(path, dir));
+            for (_, watched) in self
+                .by_dir
+                .iter_mut()
+                .filter(|(path, _)| is_at_or_below(path, dir))
+            {
+                watched.seen = None;
+            }
         }
 
         /// Drops the watches of `dir` and of every directory below it (they
@@ -462,7 +512,7 @@ mod linux {
                 .by_dir
                 .iter()
                 .filter(|(watched, _)| is_at_or_below(watched, dir))
-                .map(|(watched, wd)| (Arc::clone(watched), *wd))
+                .map(|(watched, entry)| (Arc::clone(watched), entry.wd))
                 .collect();
             for (watched, wd) in gone {
                 self.by_dir.remove(&watched);
@@ -522,6 +572,7 @@ pub(crate) use other::Watch;
 #[cfg(not(target_os = "linux"))]
 mod other {
     use std::io;
+    use std::sync::Arc;
 
     use super::{Seen, WatchStats};
 
@@ -544,7 +595,7 @@ mod other {
             match *self {}
         }
 
-        pub(crate) fn lstat(&self, _: &str) -> Option<Seen> {
+        pub(crate) fn lstat(&self, _: &str, _: Option<&Arc<str>>) -> Option<Seen> {
             match *self {}
         }
 

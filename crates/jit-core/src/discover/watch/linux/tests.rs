@@ -88,8 +88,8 @@ fn a_new_entry_changes_the_directory_and_an_absent_path() {
     let watch = Watch::new().unwrap();
     let dir = format!("{root}/a/b");
     let rules = format!("{root}/a/b/.claude");
-    assert_eq!(watch.lstat(&rules), None);
-    let dir_seen = watch.lstat(&dir);
+    assert_eq!(watch.lstat(&rules, None), None);
+    let dir_seen = watch.lstat(&dir, None);
     watch.refresh();
     assert!(
         answered(&watch, &rules).1,
@@ -165,7 +165,7 @@ fn a_link_is_remembered_but_its_target_is_asked_every_time() {
     watch.refresh();
     let asked = watch.stats().asked;
     assert_eq!(watch.stat(&link), target);
-    assert_eq!(watch.lstat(&link).map(|s| s.kind), Some(Kind::Link));
+    assert_eq!(watch.lstat(&link, None).map(|s| s.kind), Some(Kind::Link));
     // The link's `lstat` came from memory; its target was asked.
     assert_eq!(watch.stats().asked, asked);
 }
@@ -218,11 +218,7 @@ fn attributes_of_a_directory_forget_what_is_below_it() {
     let other = format!("{root}/a/x");
     watch.stat(&file);
     watch.stat(&other);
-    let wd = *watch
-        .lock()
-        .by_dir
-        .get(format!("{root}/a/b").as_str())
-        .unwrap();
+    let wd = wd_of(&watch, &format!("{root}/a/b"));
     let dirs = watch.stats().dirs;
     watch.lock().apply(wd, ReadFlags::ATTRIB, None);
     assert_eq!(
@@ -239,7 +235,7 @@ fn attributes_of_a_directory_forget_what_is_below_it() {
 
 /// The watch descriptor of a watched directory.
 fn wd_of(watch: &Watch, dir: &str) -> i32 {
-    *watch.lock().by_dir.get(dir).unwrap()
+    watch.lock().by_dir.get(dir).unwrap().wd
 }
 
 #[test]
@@ -290,7 +286,7 @@ fn seen_tells_a_directory_from_a_file_and_a_link() {
     let link = format!("{root}/link");
     symlink(format!("{root}/a"), &link).unwrap();
     let watch = Watch::new().unwrap();
-    let kind = |path: &str| watch.lstat(path).map(|s| (s.kind, s.is_dir()));
+    let kind = |path: &str| watch.lstat(path, None).map(|s| (s.kind, s.is_dir()));
     assert_eq!(kind(&format!("{root}/a")), Some((Kind::Dir, true)));
     assert_eq!(
         kind(&format!("{root}/a/b/CLAUDE.md")),
@@ -327,8 +323,8 @@ fn a_name_that_is_not_utf8_only_changes_its_directory() {
     let dir = format!("{root}/a/b");
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
-    watch.lstat(&dir);
-    let wd = *watch.lock().by_dir.get(dir.as_str()).unwrap();
+    watch.lstat(&dir, None);
+    let wd = wd_of(&watch, &dir);
     watch.lock().apply(wd, ReadFlags::CREATE, Some(None));
     assert!(answered(&watch, &file).1);
     assert!(!answered(&watch, &dir).1);
@@ -341,7 +337,7 @@ fn a_modified_file_does_not_change_its_directory() {
     let dir = format!("{root}/a/b");
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
-    watch.lstat(&dir);
+    watch.lstat(&dir, None);
     fs::write(&file, "changed\n").unwrap();
     watch.refresh();
     assert!(answered(&watch, &dir).1);
@@ -354,7 +350,7 @@ fn a_directory_that_cannot_be_watched_is_asked_every_time_without_retrying() {
     let watch = Watch::new().unwrap();
     // Below a regular file: the kernel refuses the watch.
     let below = format!("{root}/a/b/CLAUDE.md/x");
-    watch.lstat(&below);
+    watch.lstat(&below, None);
     assert!(
         watch
             .lock()
@@ -388,7 +384,7 @@ fn a_remembered_directory_hears_of_its_own_entries() {
     let watch = Watch::new().unwrap();
     // Nothing below it asked: only its own watch hears of a new entry.
     let dir = format!("{root}/a/b");
-    watch.lstat(&dir);
+    watch.lstat(&dir, None);
     watch.refresh();
     assert!(answered(&watch, &dir).1);
     fs::write(format!("{dir}/new.md"), "").unwrap();
@@ -396,4 +392,38 @@ fn a_remembered_directory_hears_of_its_own_entries() {
     let (seen, from_memory) = answered(&watch, &dir);
     assert!(!from_memory);
     assert_eq!(seen.map(|s| s.stamp), stamp_now(&dir));
+}
+
+#[test]
+fn a_directory_is_remembered_once_with_the_callers_string() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let level: Arc<str> = Arc::from(format!("{root}/a/b"));
+    watch.lstat(&level, Some(&level));
+    assert_eq!(
+        Arc::strong_count(&level),
+        3,
+        "the caller's, and the watch's two maps"
+    );
+    let inner = watch.lock();
+    assert!(inner.seen.is_empty(), "kept beside its watch, not in seen");
+    assert!(inner.by_dir[&*level].seen.is_some());
+    drop(inner);
+    watch.refresh();
+    assert!(answered(&watch, &level).1);
+    assert_eq!(watch.stats().remembered, 1);
+}
+
+#[test]
+fn a_watched_directory_forgets_its_own_stamp_but_keeps_its_watch() {
+    let (_dir, root) = tree();
+    let watch = Watch::new().unwrap();
+    let dir = format!("{root}/a");
+    watch.lstat(&dir, None);
+    let dirs = watch.stats().dirs;
+    fs::write(format!("{dir}/new.md"), "").unwrap();
+    watch.refresh();
+    assert_eq!(watch.stats().remembered, 0);
+    assert_eq!(watch.stats().dirs, dirs);
+    assert!(!answered(&watch, &dir).1);
 }
