@@ -11,6 +11,9 @@
 //! come. It is printed in all and per 2,000 directories, the unit the
 //! state grows by in a session that roams the repository.
 //!
+//! Then the same with `Engine::watch`, every file touched twice, to show
+//! what the watch adds and how many directories it watches.
+//!
 //! Without `--bench` (`cargo test --benches`) it runs on a small tree only,
 //! to check that the measurement works.
 #![allow(
