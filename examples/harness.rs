@@ -93,7 +93,12 @@ pub fn run(out: &mut impl Write) -> Result<(), Box<dyn Error>> {
         }
         std::fs::write(path, text)?;
     }
-    let engine = Arc::new(Engine::new(dir.path())?);
+    let mut engine = Engine::new(dir.path())?;
+    // The engine lives as long as the agent loop: let it watch the tree, so
+    // that a warm touch reads the kernel's event queue instead of a `stat`
+    // per rule. Off Linux the engine keeps to `stat`, deciding the same.
+    let _ = engine.watch();
+    let engine = Arc::new(engine);
     let root = engine.root().to_owned();
 
     // 3. One session for the agent's context, over the audited registry.
