@@ -17,6 +17,20 @@ fn tree() -> (tempfile::TempDir, String) {
     (dir, root)
 }
 
+/// A fixture tree and a new watch.
+fn watched() -> (tempfile::TempDir, String, Watch) {
+    let (dir, root) = tree();
+    (dir, root, Watch::new().unwrap())
+}
+
+/// After a refresh, `path` is asked again and said as a `stat` says it now.
+fn asked_again(watch: &Watch, path: &str) {
+    watch.refresh();
+    let (seen, from_memory) = answered(watch, path);
+    assert!(!from_memory, "{path} was answered from memory");
+    assert_eq!(seen.map(|s| s.stamp), stamp_now(path), "{path}");
+}
+
 /// Asks `path` and says whether the answer came from memory.
 fn answered(watch: &Watch, path: &str) -> (Option<Seen>, bool) {
     let before = watch.stats().answered;
@@ -32,8 +46,7 @@ use crate::rule::Stamp;
 
 #[test]
 fn an_unchanged_path_is_answered_from_memory_after_one_ask() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let file = format!("{root}/a/b/CLAUDE.md");
     let (first, from_memory) = answered(&watch, &file);
     assert!(!from_memory);
@@ -52,40 +65,31 @@ fn an_unchanged_path_is_answered_from_memory_after_one_ask() {
 
 #[test]
 fn a_write_of_the_same_length_is_seen_on_the_next_refresh() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
     fs::write(&file, "two\n").unwrap();
     // Not before the refresh: a touch reads the queue first.
     assert!(answered(&watch, &file).1);
-    watch.refresh();
-    let (seen, from_memory) = answered(&watch, &file);
-    assert!(!from_memory);
-    assert_eq!(seen.map(|s| s.stamp), stamp_now(&file));
+    asked_again(&watch, &file);
     assert!(watch.stats().events > 0);
 }
 
 #[test]
 fn a_changed_modification_time_alone_is_seen() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
     let handle = fs::File::options().write(true).open(&file).unwrap();
     handle
         .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(7))
         .unwrap();
-    watch.refresh();
-    let (seen, from_memory) = answered(&watch, &file);
-    assert!(!from_memory);
-    assert_eq!(seen.map(|s| s.stamp), stamp_now(&file));
+    asked_again(&watch, &file);
 }
 
 #[test]
 fn a_new_entry_changes_the_directory_and_an_absent_path() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let dir = format!("{root}/a/b");
     let rules = format!("{root}/a/b/.claude");
     assert_eq!(watch.lstat(&rules, None), None);
@@ -112,8 +116,7 @@ fn a_new_entry_changes_the_directory_and_an_absent_path() {
 
 #[test]
 fn a_removed_file_is_seen() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
     fs::remove_file(&file).unwrap();
@@ -145,8 +148,7 @@ fn a_directory_swapped_for_a_link_drops_everything_below_it() {
 
 #[test]
 fn a_renamed_ancestor_is_seen_through_its_own_watch() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
     fs::rename(format!("{root}/a/b"), format!("{root}/b2")).unwrap();
@@ -183,8 +185,7 @@ fn a_hard_linked_file_is_never_remembered() {
 
 #[test]
 fn paths_that_are_not_clean_are_never_remembered() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     for path in [
         format!("{root}/a/../a/b/CLAUDE.md"),
         format!("{root}/a/./b/CLAUDE.md"),
@@ -200,8 +201,7 @@ fn paths_that_are_not_clean_are_never_remembered() {
 
 #[test]
 fn an_overflow_forgets_everything_and_drops_every_watch() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
     watch.lock().apply(-1, ReadFlags::QUEUE_OVERFLOW, None);
@@ -212,8 +212,7 @@ fn an_overflow_forgets_everything_and_drops_every_watch() {
 
 #[test]
 fn attributes_of_a_directory_forget_what_is_below_it() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let file = format!("{root}/a/b/CLAUDE.md");
     let other = format!("{root}/a/x");
     watch.stat(&file);
@@ -263,8 +262,7 @@ fn a_directory_gone_from_its_path_loses_its_watch_and_those_below() {
 
 #[test]
 fn a_directory_a_watch_already_stands_for_under_another_path_is_not_covered() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let dir = format!("{root}/a/b");
     let mut inner = watch.lock();
     // As a bind mount would: the kernel hands back a watch that already
@@ -298,8 +296,7 @@ fn seen_tells_a_directory_from_a_file_and_a_link() {
 
 #[test]
 fn its_debug_form_shows_what_it_holds() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     watch.stat(&format!("{root}/a/b/CLAUDE.md"));
     let shown = format!("{watch:?}");
     assert!(shown.starts_with("Watch { stats: WatchStats {"), "{shown}");
@@ -308,8 +305,7 @@ fn its_debug_form_shows_what_it_holds() {
 
 #[test]
 fn an_event_for_an_unknown_watch_changes_nothing() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
     watch.lock().apply(999_999, ReadFlags::ATTRIB, None);
@@ -318,8 +314,7 @@ fn an_event_for_an_unknown_watch_changes_nothing() {
 
 #[test]
 fn a_name_that_is_not_utf8_only_changes_its_directory() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let dir = format!("{root}/a/b");
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
@@ -332,8 +327,7 @@ fn a_name_that_is_not_utf8_only_changes_its_directory() {
 
 #[test]
 fn a_modified_file_does_not_change_its_directory() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let dir = format!("{root}/a/b");
     let file = format!("{root}/a/b/CLAUDE.md");
     watch.stat(&file);
@@ -346,8 +340,7 @@ fn a_modified_file_does_not_change_its_directory() {
 
 #[test]
 fn a_directory_that_cannot_be_watched_is_asked_every_time_without_retrying() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     // Below a regular file: the kernel refuses the watch.
     let below = format!("{root}/a/b/CLAUDE.md/x");
     watch.lstat(&below, None);
@@ -380,24 +373,19 @@ fn paths_are_split_and_compared_by_whole_components() {
 
 #[test]
 fn a_remembered_directory_hears_of_its_own_entries() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     // Nothing below it asked: only its own watch hears of a new entry.
     let dir = format!("{root}/a/b");
     watch.lstat(&dir, None);
     watch.refresh();
     assert!(answered(&watch, &dir).1);
     fs::write(format!("{dir}/new.md"), "").unwrap();
-    watch.refresh();
-    let (seen, from_memory) = answered(&watch, &dir);
-    assert!(!from_memory);
-    assert_eq!(seen.map(|s| s.stamp), stamp_now(&dir));
+    asked_again(&watch, &dir);
 }
 
 #[test]
 fn a_directory_is_remembered_once_with_the_callers_string() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let level: Arc<str> = Arc::from(format!("{root}/a/b"));
     watch.lstat(&level, Some(&level));
     assert_eq!(
@@ -416,8 +404,7 @@ fn a_directory_is_remembered_once_with_the_callers_string() {
 
 #[test]
 fn a_watched_directory_forgets_its_own_stamp_but_keeps_its_watch() {
-    let (_dir, root) = tree();
-    let watch = Watch::new().unwrap();
+    let (_dir, root, watch) = watched();
     let dir = format!("{root}/a");
     watch.lstat(&dir, None);
     let dirs = watch.stats().dirs;
