@@ -363,10 +363,10 @@ mod linux {
             };
             if watched && provable {
                 match self.by_dir.get_mut(path) {
-                    Some(dir) if is_dir => dir.seen = Some(seen),
-                    // Watched as a directory, no longer one: the event
-                    // that says so is on its way; nothing is remembered.
-                    Some(_) => {}
+                    // A directory, or what replaced one since its watch
+                    // went in: the event that says so is queued, and the
+                    // next refresh drops the watch and what it kept.
+                    Some(dir) => dir.seen = Some(seen),
                     None => {
                         self.seen.insert(path.into(), seen);
                     }
