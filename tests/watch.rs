@@ -46,6 +46,9 @@ enum Change {
     Link,
     /// Sets a rule's modification time, leaving its text.
     Touch(usize, u64),
+    /// Writes a rule through a second hard link to it, in a directory no
+    /// touch looks at (made now if there is none).
+    ThroughLink(usize, u8),
     /// Nothing: the touch after it is a plain warm touch.
     Nothing,
 }
@@ -60,6 +63,7 @@ fn change() -> impl Strategy<Value = Change> {
         Just(Change::Swap),
         Just(Change::Link),
         (0..RULE_DIRS.len(), 1u64..1000).prop_map(|(d, s)| Change::Touch(d, s)),
+        (0..RULE_DIRS.len(), 0u8..4).prop_map(|(d, t)| Change::ThroughLink(d, t)),
         Just(Change::Nothing),
         Just(Change::Nothing),
     ]
@@ -74,7 +78,14 @@ impl Tree {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap().join("proj");
-        for d in ["a/b/c", "a/b2/c", "d/c", ".claude/rules", "a/.claude/rules"] {
+        for d in [
+            "a/b/c",
+            "a/b2/c",
+            "d/c",
+            ".claude/rules",
+            "a/.claude/rules",
+            "links",
+        ] {
             fs::create_dir_all(root.join(d)).unwrap();
         }
         let tree = Tree { _dir: dir, root };
@@ -134,6 +145,16 @@ impl Tree {
                 if let Ok(file) = fs::File::options().write(true).open(self.rule(d)) {
                     file.set_modified(UNIX_EPOCH + Duration::from_secs(secs))
                         .unwrap();
+                }
+            }
+            Change::ThroughLink(d, text) => {
+                let link = self.root.join(format!("links/{d}.md"));
+                if !link.exists() {
+                    let _ = fs::hard_link(self.rule(d), &link);
+                }
+                if link.exists() {
+                    let body = ["one\n", "two\n", "three\n", "through a link\n"][text as usize];
+                    fs::write(&link, format!("{} {body}", RULE_DIRS[d])).unwrap();
                 }
             }
             Change::Nothing => {}

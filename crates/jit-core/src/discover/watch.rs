@@ -17,8 +17,9 @@
 //! * a path below a symlink (every directory is watched without following
 //!   links, so a link on the way leaves the path unwatched), or the target
 //!   of a link (a link's `stat` is asked every time);
-//! * a file with more than one hard link (a write through another link's
-//!   directory tells only that directory's watchers);
+//! * a file without a watch of its own: a write through another hard link
+//!   to it, made before or after, tells that link's directory and the
+//!   file's own watchers only, so each remembered file is watched itself;
 //! * anything at all after the queue overflowed: everything is dropped and
 //!   watched again on demand.
 //!
@@ -92,6 +93,8 @@ impl Seen {
 pub struct WatchStats {
     /// Directories under watch now.
     pub dirs: usize,
+    /// Files under a watch of their own now (each remembered file).
+    pub files: usize,
     /// Paths whose `lstat` is remembered now.
     pub remembered: usize,
     /// Questions answered from memory, without a system call.
@@ -194,7 +197,6 @@ mod linux {
     use std::fs;
     use std::io;
     use std::mem::MaybeUninit;
-    use std::os::unix::fs::MetadataExt;
     use std::sync::{Arc, Mutex, MutexGuard};
 
     use rustix::fd::OwnedFd;
@@ -216,6 +218,15 @@ mod linux {
         .union(WatchFlags::MOVE_SELF)
         .union(WatchFlags::DONT_FOLLOW)
         .union(WatchFlags::ONLYDIR);
+
+    /// The events that can change what an `lstat` of a file says, heard by
+    /// a watch on the file itself: through whichever hard link it is
+    /// written, renamed or removed.
+    const FILE_MASK: WatchFlags = WatchFlags::MODIFY
+        .union(WatchFlags::ATTRIB)
+        .union(WatchFlags::DELETE_SELF)
+        .union(WatchFlags::MOVE_SELF)
+        .union(WatchFlags::DONT_FOLLOW);
 
     /// Events that change a directory's entries, and so its own stamp.
     const ENTRIES: ReadFlags = ReadFlags::CREATE
@@ -249,7 +260,7 @@ mod linux {
 
     struct Inner {
         fd: OwnedFd,
-        /// Watch descriptor → the directory it watches.
+        /// Watch descriptor → the directory (or the file) it watches.
         by_wd: HashMap<i32, Arc<str>>,
         /// Watched directories. Every directory in it has its parent in it
         /// too (up to `/`).
@@ -257,9 +268,9 @@ mod linux {
         /// Directories the kernel refused to watch, not asked again until
         /// a watch is dropped.
         refused: HashSet<Arc<str>>,
-        /// Path that is no watched directory → what `lstat` said (`None`:
-        /// an error), while no event has named it.
-        seen: HashMap<Box<str>, Option<Seen>>,
+        /// Path that is no watched directory → what `lstat` said, while no
+        /// event has named it.
+        seen: HashMap<Arc<str>, Kept>,
         buf: Vec<MaybeUninit<u8>>,
         stats: WatchStats,
     }
@@ -271,6 +282,14 @@ mod linux {
     struct Watched {
         wd: i32,
         seen: Option<Option<Seen>>,
+    }
+
+    /// What `lstat` said of a path that is no watched directory (`None`:
+    /// an error), and the watch on the file itself when it is one.
+    #[derive(Clone, Copy)]
+    struct Kept {
+        seen: Option<Seen>,
+        wd: Option<i32>,
     }
 
     impl Watch {
@@ -307,6 +326,7 @@ mod linux {
             let inner = self.lock();
             WatchStats {
                 dirs: inner.by_dir.len(),
+                files: inner.seen.values().filter(|k| k.wd.is_some()).count(),
                 remembered: inner.seen.len()
                     + inner.by_dir.values().filter(|d| d.seen.is_some()).count(),
                 ..inner.stats
@@ -338,7 +358,7 @@ mod linux {
         fn lstat(&mut self, path: &str, shared: Option<&Arc<str>>) -> Option<Seen> {
             let remembered = match self.by_dir.get(path) {
                 Some(dir) => dir.seen,
-                None => self.seen.get(path).copied(),
+                None => self.seen.get(path).map(|kept| kept.seen),
             };
             if let Some(seen) = remembered {
                 self.stats.answered += 1;
@@ -350,25 +370,41 @@ mod linux {
             let mut watched = is_clean(path) && parent(path).is_some_and(|dir| self.cover(dir));
             let mut meta = fs::symlink_metadata(path);
             // A directory's own stamp changes with its entries, which only
-            // its own watch hears of: watched, then asked again.
-            let is_dir = watched && meta.as_ref().is_ok_and(fs::Metadata::is_dir);
-            if is_dir {
-                watched = self.cover_shared(path, shared);
-                meta = fs::symlink_metadata(path);
+            // its own watch hears of; a file's, through another hard link,
+            // only its own watch too: watched, then asked again.
+            let mut file_wd = None;
+            match &meta {
+                Ok(m) if watched && m.is_dir() => {
+                    watched = self.cover_shared(path, shared);
+                    meta = fs::symlink_metadata(path);
+                }
+                Ok(m) if watched && !m.file_type().is_symlink() => {
+                    match inotify::add_watch(&self.fd, path, FILE_MASK) {
+                        // The same file under a name remembered already:
+                        // its events would name only that one.
+                        Ok(wd) if self.by_wd.contains_key(&wd) => watched = false,
+                        Ok(wd) => {
+                            file_wd = Some(wd);
+                            meta = fs::symlink_metadata(path);
+                        }
+                        Err(_) => watched = false,
+                    }
+                }
+                _ => {}
             }
             let seen = meta.as_ref().ok().map(Seen::of);
-            let provable = match &meta {
-                Ok(meta) => meta.is_dir() || meta.file_type().is_symlink() || meta.nlink() <= 1,
-                Err(_) => true,
-            };
-            if watched && provable {
+            if watched {
                 match self.by_dir.get_mut(path) {
                     // A directory, or what replaced one since its watch
                     // went in: the event that says so is queued, and the
                     // next refresh drops the watch and what it kept.
                     Some(dir) => dir.seen = Some(seen),
                     None => {
-                        self.seen.insert(path.into(), seen);
+                        let key: Arc<str> = Arc::from(path);
+                        if let Some(wd) = file_wd {
+                            self.by_wd.insert(wd, Arc::clone(&key));
+                        }
+                        self.seen.insert(key, Kept { seen, wd: file_wd });
                     }
                 }
             }
@@ -462,6 +498,11 @@ mod linux {
             let Some(dir) = self.by_wd.get(&wd).cloned() else {
                 return;
             };
+            if !self.by_dir.contains_key(&dir) {
+                // A file's own watch: whatever it heard, forget the file.
+                self.forget(&dir);
+                return;
+            }
             match name {
                 None if mask.intersects(GONE) => self.uncover(&dir),
                 // The directory's own attributes (its permissions decide
@@ -483,19 +524,29 @@ mod linux {
             }
         }
 
-        /// Forgets what `lstat` said of `path`.
+        /// Forgets what `lstat` said of `path`, and drops the watch of a
+        /// file.
         fn forget(&mut self, path: &str) {
-            match self.by_dir.get_mut(path) {
-                Some(dir) => dir.seen = None,
-                None => {
-                    self.seen.remove(path);
-                }
+            if let Some(dir) = self.by_dir.get_mut(path) {
+                dir.seen = None;
+            } else if let Some(Kept { wd: Some(wd), .. }) = self.seen.remove(path) {
+                self.by_wd.remove(&wd);
+                // Already gone when the kernel dropped it: nothing to undo.
+                let _ = inotify::remove_watch(&self.fd, wd);
             }
         }
 
         /// Forgets `dir` and everything below it.
         fn forget_below(&mut self, dir: &str) {
-            self.seen.retain(|path, _| !is_at_or_below(path, dir));
+            let below: Vec<Arc<str>> = self
+                .seen
+                .keys()
+                .filter(|path| is_at_or_below(path, dir))
+                .cloned()
+                .collect();
+            for path in below {
+                self.forget(&path);
+            }
             for (_, watched) in self
                 .by_dir
                 .iter_mut()

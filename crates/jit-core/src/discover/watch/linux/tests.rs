@@ -173,14 +173,47 @@ fn a_link_is_remembered_but_its_target_is_asked_every_time() {
 }
 
 #[test]
-fn a_hard_linked_file_is_never_remembered() {
+fn a_write_through_another_hard_link_is_seen() {
     let (_dir, root) = tree();
     let file = format!("{root}/a/b/CLAUDE.md");
-    fs::hard_link(&file, format!("{root}/elsewhere.md")).unwrap();
+    fs::create_dir(format!("{root}/x")).unwrap();
+    let other = format!("{root}/x/other.md");
+    fs::hard_link(&file, &other).unwrap();
     let watch = Watch::new().unwrap();
     watch.stat(&file);
     watch.refresh();
-    assert!(!answered(&watch, &file).1);
+    assert!(answered(&watch, &file).1);
+    assert_eq!(watch.stats().files, 1);
+    fs::write(&other, "changed through the other name\n").unwrap();
+    asked_again(&watch, &file);
+}
+
+#[test]
+fn a_second_name_of_a_remembered_file_is_asked_every_time() {
+    let (_dir, root, watch) = watched();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    let other = format!("{root}/a/other.md");
+    fs::hard_link(&file, &other).unwrap();
+    watch.stat(&file);
+    watch.stat(&other);
+    watch.refresh();
+    assert!(answered(&watch, &file).1);
+    assert!(!answered(&watch, &other).1, "one watch, one name");
+    assert_eq!(watch.stats().files, 1);
+}
+
+#[test]
+fn a_forgotten_file_drops_its_own_watch() {
+    let (_dir, root, watch) = watched();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    assert_eq!(watch.stats().files, 1);
+    fs::write(&file, "edited\n").unwrap();
+    watch.refresh();
+    let stats = watch.stats();
+    assert_eq!((stats.files, stats.remembered), (0, 0));
+    let wds = watch.lock().by_wd.len();
+    assert_eq!(wds, stats.dirs, "no watch descriptor left for the file");
 }
 
 #[test]
@@ -413,4 +446,20 @@ fn a_watched_directory_forgets_its_own_stamp_but_keeps_its_watch() {
     assert_eq!(watch.stats().remembered, 0);
     assert_eq!(watch.stats().dirs, dirs);
     assert!(!answered(&watch, &dir).1);
+}
+
+#[test]
+fn a_write_through_a_hard_link_made_after_the_file_was_remembered_is_seen() {
+    let (_dir, root, watch) = watched();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    watch.refresh();
+    assert!(answered(&watch, &file).1);
+    // A second name in a directory no watch looks at, made and written
+    // after the file was remembered with one link.
+    fs::create_dir(format!("{root}/x")).unwrap();
+    let other = format!("{root}/x/other.md");
+    fs::hard_link(&file, &other).unwrap();
+    fs::write(&other, "changed through the other name\n").unwrap();
+    asked_again(&watch, &file);
 }
