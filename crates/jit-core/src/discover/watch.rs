@@ -19,7 +19,8 @@
 //!   of a link (a link's `stat` is asked every time);
 //! * a file without a watch of its own: a write through another hard link
 //!   to it, made before or after, tells that link's directory and the
-//!   file's own watchers only, so each remembered file is watched itself;
+//!   file's own watchers only, so each remembered file is watched itself,
+//!   and a second name of a file remembered under one is asked every time;
 //! * anything at all after the queue overflowed: everything is dropped and
 //!   watched again on demand.
 //!
@@ -34,7 +35,8 @@
 //! triggers nothing: no rule is read or injected and no prompt rebuilt until
 //! a touch asks, exactly as with `stat`. And it is stateful where `stat` is
 //! not, so it is opt-in and fails toward asking: whatever it cannot prove
-//! (a link, a hard-linked file, an unwatchable directory, a lost queue) is
+//! (a link's target, a second name of a file, an unwatchable directory, a
+//! lost queue) is
 //! asked of the file system, and the stat path stays the default, which the
 //! `jit` command line's hook (a new process per call) uses.
 
@@ -100,8 +102,8 @@ pub struct WatchStats {
     /// Questions answered from memory, without a system call.
     pub answered: u64,
     /// Questions that took a system call: nothing was remembered, or
-    /// nothing could be proven (a link, a hard-linked file, an unwatchable
-    /// directory).
+    /// nothing could be proven (a link's target, a second name of a file
+    /// remembered under another, an unwatchable directory or file).
     pub asked: u64,
     /// Events read from the kernel's queue.
     pub events: u64,
@@ -116,8 +118,8 @@ impl Engine {
     /// every rule file its directories' scans stamped. Decisions are the
     /// same as without it (DESIGN §9's freshness): a changed file is still
     /// read again on the next touch of its directory. What it cannot prove
-    /// unchanged (a path through a symlink, a hard-linked file) it asks the
-    /// file system every time; see [`Engine::watch_stats`].
+    /// unchanged (a path through a symlink, a second name of a file) it asks
+    /// the file system every time; see [`Engine::watch_stats`].
     ///
     /// Use it where one engine serves many touches (a harness, a server);
     /// a process that makes one touch gains nothing. Keep to the default on

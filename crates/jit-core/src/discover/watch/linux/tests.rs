@@ -463,3 +463,37 @@ fn a_write_through_a_hard_link_made_after_the_file_was_remembered_is_seen() {
     fs::write(&other, "changed through the other name\n").unwrap();
     asked_again(&watch, &file);
 }
+
+/// The watches the kernel holds on the watch's queue, from its `fdinfo`.
+fn kernel_watches(watch: &Watch) -> usize {
+    use std::os::fd::AsRawFd;
+    let fd = watch.lock().fd.as_raw_fd();
+    let info = fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).unwrap();
+    info.lines()
+        .filter(|l| l.starts_with("inotify wd:"))
+        .count()
+}
+
+#[test]
+fn the_kernel_holds_exactly_the_watches_the_maps_name() {
+    let (_dir, root, watch) = watched();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    let link = format!("{root}/a/link.md");
+    symlink(&file, &link).unwrap();
+    watch.stat(&file);
+    watch.stat(&link);
+    // Not clean, so not remembered: and no watch left behind for it.
+    fs::write(format!("{root}/a/x.md"), "x\n").unwrap();
+    watch.stat(&format!("{root}/a/./x.md"));
+    let stats = watch.stats();
+    assert_eq!(stats.files, 1, "the file, not the link: {stats:?}");
+    assert_eq!(kernel_watches(&watch), watch.lock().by_wd.len());
+    assert_eq!(kernel_watches(&watch), stats.dirs + stats.files);
+    fs::write(&file, "edited\n").unwrap();
+    fs::rename(format!("{root}/a/b"), format!("{root}/a/c")).unwrap();
+    watch.refresh();
+    // The kernel drops a watch on its own when its file goes; a removed
+    // watch is acknowledged on the queue.
+    watch.refresh();
+    assert_eq!(kernel_watches(&watch), watch.lock().by_wd.len());
+}
