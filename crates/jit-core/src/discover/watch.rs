@@ -21,8 +21,10 @@
 //!   to it, made before or after, tells that link's directory and the
 //!   file's own watchers only, so each remembered file is watched itself,
 //!   and a second name of a file remembered under one is asked every time;
-//! * anything at all after the queue overflowed: everything is dropped and
-//!   watched again on demand.
+//! * anything at all after the queue overflowed, or after the mount table
+//!   changed (a file system mounted over a watched directory raises no
+//!   event, so `/proc/self/mountinfo` is polled on every refresh):
+//!   everything is dropped and watched again on demand.
 //!
 //! Writes through a shared memory mapping raise no event, and network or
 //! overlay file systems do not report changes made elsewhere: an engine on
@@ -109,6 +111,8 @@ pub struct WatchStats {
     pub events: u64,
     /// Times the queue overflowed and everything remembered was dropped.
     pub overflows: u64,
+    /// Times the mount table changed and everything remembered was dropped.
+    pub remounts: u64,
 }
 
 impl Engine {
@@ -128,9 +132,11 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// [`io::ErrorKind::Unsupported`] off Linux, and the kernel's error when
-    /// it refuses a watch queue (too many for this user); the engine then
-    /// keeps to `stat`, as before the call.
+    /// [`io::ErrorKind::Unsupported`] off Linux, the kernel's error when it
+    /// refuses a watch queue (too many for this user), and the error opening
+    /// `/proc/self/mountinfo` (without it a mount over a watched directory
+    /// would go unheard); the engine then keeps to `stat`, as before the
+    /// call.
     ///
     /// ```
     /// use jit_core::{DiscoveryState, Engine};
@@ -201,6 +207,7 @@ mod linux {
     use std::mem::MaybeUninit;
     use std::sync::{Arc, Mutex, MutexGuard};
 
+    use rustix::event::{PollFd, PollFlags};
     use rustix::fd::OwnedFd;
     use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
     use rustix::io::Errno;
@@ -262,6 +269,8 @@ mod linux {
 
     struct Inner {
         fd: OwnedFd,
+        /// `/proc/self/mountinfo`, polled for a change of the mount table.
+        mounts: fs::File,
         /// Watch descriptor → the directory (or the file) it watches.
         by_wd: HashMap<i32, Arc<str>>,
         /// Watched directories. Every directory in it has its parent in it
@@ -297,9 +306,11 @@ mod linux {
     impl Watch {
         pub(crate) fn new() -> io::Result<Self> {
             let fd = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC)?;
+            let mounts = fs::File::open("/proc/self/mountinfo")?;
             Ok(Watch {
                 inner: Mutex::new(Inner {
                     fd,
+                    mounts,
                     by_wd: HashMap::new(),
                     by_dir: HashMap::new(),
                     refused: HashSet::new(),
@@ -452,6 +463,10 @@ mod linux {
 
         /// Reads every queued event and forgets what each names.
         fn drain(&mut self) {
+            if self.remounted() {
+                self.stats.remounts += 1;
+                self.uncover("/");
+            }
             let (events, complete) = self.read_events();
             for (wd, mask, name) in events {
                 self.apply(wd, mask, name);
@@ -459,6 +474,20 @@ mod linux {
             if !complete {
                 // Events may be lost: nothing is trusted.
                 self.overflowed();
+            }
+        }
+
+        /// Whether the mount table changed since the last time it was
+        /// asked (a failed poll counts as a change).
+        fn remounted(&self) -> bool {
+            let mut fds = [PollFd::new(&self.mounts, PollFlags::PRI)];
+            let zero = rustix::time::Timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            match rustix::event::poll(&mut fds, Some(&zero)) {
+                Ok(ready) => ready > 0,
+                Err(_) => true,
             }
         }
 
