@@ -392,15 +392,12 @@ mod linux {
                     meta = fs::symlink_metadata(path);
                 }
                 Ok(m) if watched && !m.file_type().is_symlink() => {
-                    match inotify::add_watch(&self.fd, path, FILE_MASK) {
-                        // The same file under a name remembered already:
-                        // its events would name only that one.
-                        Ok(wd) if self.by_wd.contains_key(&wd) => watched = false,
-                        Ok(wd) => {
+                    match self.add_watch(path, FILE_MASK) {
+                        Some(wd) => {
                             file_wd = Some(wd);
                             meta = fs::symlink_metadata(path);
                         }
-                        Err(_) => watched = false,
+                        None => watched = false,
                     }
                 }
                 _ => {}
@@ -444,21 +441,35 @@ mod linux {
             {
                 return false;
             }
-            match inotify::add_watch(&self.fd, dir, MASK) {
-                // One directory reached by two paths (a bind mount): an
-                // event would name only one of them.
-                Ok(wd) if self.by_wd.contains_key(&wd) => false,
-                Ok(wd) => {
+            match self.add_watch(dir, MASK) {
+                Some(wd) => {
                     let dir: Arc<str> = shared.map_or_else(|| Arc::from(dir), Arc::clone);
                     self.by_wd.insert(wd, Arc::clone(&dir));
                     self.by_dir.insert(dir, Watched { wd, seen: None });
                     true
                 }
-                Err(_) => {
+                None => {
                     self.refused.insert(Arc::from(dir));
                     false
                 }
             }
+        }
+
+        /// A new watch on `path`, or `None` when the kernel refuses it or
+        /// hands back a watch that already stands for another path (one
+        /// directory reached by two paths, a bind mount; one file under a
+        /// name remembered already): an event would name only that one.
+        fn add_watch(&self, path: &str, mask: WatchFlags) -> Option<i32> {
+            inotify::add_watch(&self.fd, path, mask)
+                .ok()
+                .filter(|wd| !self.by_wd.contains_key(wd))
+        }
+
+        /// Drops the watch `wd`.
+        fn unwatch(&mut self, wd: i32) {
+            self.by_wd.remove(&wd);
+            // Already gone when the kernel dropped it: nothing to undo.
+            let _ = inotify::remove_watch(&self.fd, wd);
         }
 
         /// Reads every queued event and forgets what each names.
@@ -561,9 +572,7 @@ mod linux {
             if let Some(dir) = self.by_dir.get_mut(path) {
                 dir.seen = None;
             } else if let Some(Kept { wd: Some(wd), .. }) = self.seen.remove(path) {
-                self.by_wd.remove(&wd);
-                // Already gone when the kernel dropped it: nothing to undo.
-                let _ = inotify::remove_watch(&self.fd, wd);
+                self.unwatch(wd);
             }
         }
 
@@ -598,9 +607,7 @@ mod linux {
                 .collect();
             for (watched, wd) in gone {
                 self.by_dir.remove(&watched);
-                self.by_wd.remove(&wd);
-                // Already gone when the kernel dropped it: nothing to undo.
-                let _ = inotify::remove_watch(&self.fd, wd);
+                self.unwatch(wd);
             }
             self.refused.clear();
             self.forget_below(dir);
