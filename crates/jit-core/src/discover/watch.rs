@@ -24,11 +24,27 @@
 //! * anything at all after the queue overflowed, or after the mount table
 //!   changed (a file system mounted over a watched directory raises no
 //!   event, so `/proc/self/mountinfo` is polled on every refresh):
-//!   everything is dropped and watched again on demand.
+//!   everything is dropped and watched again on demand;
+//! * anything in a directory on a file system that does not hear changes
+//!   made elsewhere (NFS, SMB, FUSE, 9p: any file system not on a list of
+//!   local ones) or that can match a name regardless of case (a directory
+//!   with ext4's, f2fs's, tmpfs's or bcachefs's case folding, FAT, exFAT,
+//!   NTFS, ZFS): an event there could be missing or name a file otherwise
+//!   than the engine does, so such a directory is not watched and what is
+//!   below it is asked every time;
+//! * anything of the parent's in a child process after `fork`: the queue
+//!   is shared with the parent, so the child forgets everything and opens
+//!   its own.
 //!
-//! Writes through a shared memory mapping raise no event, and network or
-//! overlay file systems do not report changes made elsewhere: an engine on
-//! such a tree keeps to `stat` (the default).
+//! Some changes raise no event at all, and no watch can hear them: writes
+//! through a shared memory mapping, writes to a loop device's backing file
+//! through the device, and, before Linux 6.5, some writes through
+//! `splice`. An engine on a tree written that way keeps
+//! to `stat` (the default). A write that fails after the kernel set the
+//! file's modification time raises no `MODIFY` event: the writer's close
+//! is heard instead (until then the file's contents are what they were).
+//! The watch needs Linux 4.18 (`IN_MASK_CREATE`); an older kernel's watches
+//! are refused where they could be confused, and those paths are asked.
 //!
 //! This is not the recursive watch DESIGN §12 leaves out, and it keeps the
 //! reasons for leaving that out. It watches only the directories a touch
@@ -113,6 +129,10 @@ pub struct WatchStats {
     pub overflows: u64,
     /// Times the mount table changed and everything remembered was dropped.
     pub remounts: u64,
+    /// Times the engine found itself in a child process (after `fork`),
+    /// forgot everything and opened a queue of its own: the parent's queue
+    /// is not read from the child.
+    pub forks: u64,
 }
 
 impl Engine {
@@ -126,9 +146,11 @@ impl Engine {
     /// the file system every time; see [`Engine::watch_stats`].
     ///
     /// Use it where one engine serves many touches (a harness, a server);
-    /// a process that makes one touch gains nothing. Keep to the default on
-    /// network and overlay file systems, which do not report changes made
-    /// elsewhere, and on trees written through shared memory mappings.
+    /// a process that makes one touch gains nothing. Directories on network
+    /// or FUSE file systems and directories that fold case are not watched
+    /// (their paths are asked every time). Keep to the default on trees
+    /// written through shared memory mappings or loop devices, which raise
+    /// no event.
     ///
     /// # Errors
     ///
@@ -210,6 +232,7 @@ mod linux {
     use rustix::event::{PollFd, PollFlags};
     use rustix::fd::OwnedFd;
     use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
+    use rustix::fs::{Mode, OFlags};
     use rustix::io::Errno;
 
     use super::{Kind, Seen, WatchStats};
@@ -228,10 +251,13 @@ mod linux {
         .union(WatchFlags::DONT_FOLLOW)
         .union(WatchFlags::ONLYDIR);
 
-    /// The events that can change what an `lstat` of a file says, heard by
-    /// a watch on the file itself: through whichever hard link it is
-    /// written, renamed or removed.
+    /// The events that can change what an `lstat` of a file (or of a link)
+    /// says, heard by a watch on the file itself: through whichever hard
+    /// link it is written, renamed or removed. A write that fails after the
+    /// kernel set the modification time (a bad buffer, a full disk) raises
+    /// no `MODIFY`; its writer's close raises `CLOSE_WRITE`.
     const FILE_MASK: WatchFlags = WatchFlags::MODIFY
+        .union(WatchFlags::CLOSE_WRITE)
         .union(WatchFlags::ATTRIB)
         .union(WatchFlags::DELETE_SELF)
         .union(WatchFlags::MOVE_SELF)
@@ -268,9 +294,10 @@ mod linux {
     type Event = (i32, ReadFlags, Option<Option<String>>);
 
     struct Inner {
-        fd: OwnedFd,
-        /// `/proc/self/mountinfo`, polled for a change of the mount table.
-        mounts: fs::File,
+        /// The queue, opened by the process `pid`; `None` when a child
+        /// could not open its own (it then asks everything).
+        queue: Option<Queue>,
+        pid: u32,
         /// Watch descriptor → the directory (or the file) it watches.
         by_wd: HashMap<i32, Arc<str>>,
         /// Watched directories. Every directory in it has its parent in it
@@ -284,6 +311,22 @@ mod linux {
         seen: HashMap<Arc<str>, Kept>,
         buf: Vec<MaybeUninit<u8>>,
         stats: WatchStats,
+    }
+
+    /// An inotify queue, and the mount table it is checked against.
+    struct Queue {
+        fd: OwnedFd,
+        /// `/proc/self/mountinfo`, polled for a change of the mount table.
+        mounts: fs::File,
+    }
+
+    impl Queue {
+        fn open() -> io::Result<Self> {
+            Ok(Queue {
+                fd: inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC)?,
+                mounts: fs::File::open("/proc/self/mountinfo")?,
+            })
+        }
     }
 
     /// A watched directory: its watch, and its own `lstat` once asked
@@ -305,12 +348,10 @@ mod linux {
 
     impl Watch {
         pub(crate) fn new() -> io::Result<Self> {
-            let fd = inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC)?;
-            let mounts = fs::File::open("/proc/self/mountinfo")?;
             Ok(Watch {
                 inner: Mutex::new(Inner {
-                    fd,
-                    mounts,
+                    queue: Some(Queue::open()?),
+                    pid: std::process::id(),
                     by_wd: HashMap::new(),
                     by_dir: HashMap::new(),
                     refused: HashSet::new(),
@@ -391,7 +432,10 @@ mod linux {
                     watched = self.cover_shared(path, shared);
                     meta = fs::symlink_metadata(path);
                 }
-                Ok(m) if watched && !m.file_type().is_symlink() => {
+                // Not while the path still names a watched directory: the
+                // event saying it was replaced is queued, and the next
+                // refresh drops its watch and what it kept.
+                Ok(_) if watched && !self.by_dir.contains_key(path) => {
                     match self.add_watch(path, FILE_MASK) {
                         Some(wd) => {
                             file_wd = Some(wd);
@@ -441,7 +485,12 @@ mod linux {
             {
                 return false;
             }
-            match self.add_watch(dir, MASK) {
+            let watch = if trusted(dir) {
+                self.add_watch(dir, MASK)
+            } else {
+                None
+            };
+            match watch {
                 Some(wd) => {
                     let dir: Arc<str> = shared.map_or_else(|| Arc::from(dir), Arc::clone);
                     self.by_wd.insert(wd, Arc::clone(&dir));
@@ -456,11 +505,18 @@ mod linux {
         }
 
         /// A new watch on `path`, or `None` when the kernel refuses it or
-        /// hands back a watch that already stands for another path (one
-        /// directory reached by two paths, a bind mount; one file under a
-        /// name remembered already): an event would name only that one.
+        /// already watches the same file or directory under another path
+        /// (one directory reached by two paths, a bind mount; one file
+        /// under a name remembered already): an event would name only that
+        /// one. `MASK_CREATE` makes the kernel refuse rather than hand back
+        /// the other watch with its mask replaced (a directory watched
+        /// under one path would lose its entry events to a file's mask if
+        /// a race made it look like a file under another); a kernel older
+        /// than 4.18 ignores the flag and hands the other watch back, which
+        /// is refused here.
         fn add_watch(&self, path: &str, mask: WatchFlags) -> Option<i32> {
-            inotify::add_watch(&self.fd, path, mask)
+            let queue = self.queue.as_ref()?;
+            inotify::add_watch(&queue.fd, path, mask | WatchFlags::MASK_CREATE)
                 .ok()
                 .filter(|wd| !self.by_wd.contains_key(wd))
         }
@@ -468,12 +524,17 @@ mod linux {
         /// Drops the watch `wd`.
         fn unwatch(&mut self, wd: i32) {
             self.by_wd.remove(&wd);
-            // Already gone when the kernel dropped it: nothing to undo.
-            let _ = inotify::remove_watch(&self.fd, wd);
+            if let Some(queue) = &self.queue {
+                // Already gone when the kernel dropped it: nothing to undo.
+                let _ = inotify::remove_watch(&queue.fd, wd);
+            }
         }
 
         /// Reads every queued event and forgets what each names.
         fn drain(&mut self) {
+            if self.pid != std::process::id() {
+                self.forked();
+            }
             if self.remounted() {
                 self.stats.remounts += 1;
                 self.uncover("/");
@@ -488,10 +549,28 @@ mod linux {
             }
         }
 
+        /// In a child process after `fork`, the queue is the parent's too:
+        /// reading it would take the parent's events, and removing a watch
+        /// would remove the parent's. The child forgets everything without
+        /// touching the queue and opens its own; without one it asks
+        /// everything.
+        fn forked(&mut self) {
+            self.stats.forks += 1;
+            self.pid = std::process::id();
+            self.by_wd.clear();
+            self.by_dir.clear();
+            self.refused.clear();
+            self.seen.clear();
+            self.queue = Queue::open().ok();
+        }
+
         /// Whether the mount table changed since the last time it was
         /// asked (a failed poll counts as a change).
         fn remounted(&self) -> bool {
-            let mut fds = [PollFd::new(&self.mounts, PollFlags::PRI)];
+            let Some(queue) = &self.queue else {
+                return false;
+            };
+            let mut fds = [PollFd::new(&queue.mounts, PollFlags::PRI)];
             let zero = rustix::time::Timespec {
                 tv_sec: 0,
                 tv_nsec: 0,
@@ -505,8 +584,11 @@ mod linux {
         /// The queued events, and whether the queue was read to its end.
         fn read_events(&mut self) -> (Vec<Event>, bool) {
             let mut events = Vec::new();
+            let Some(queue) = &self.queue else {
+                return (events, true);
+            };
             let mut buf = std::mem::take(&mut self.buf);
-            let mut reader = inotify::Reader::new(&self.fd, &mut buf);
+            let mut reader = inotify::Reader::new(&queue.fd, &mut buf);
             let complete = loop {
                 match reader.next() {
                     Ok(event) => {
@@ -612,6 +694,69 @@ mod linux {
             self.refused.clear();
             self.forget_below(dir);
         }
+    }
+
+    /// File systems on which every change, wherever it is made, raises an
+    /// event here, and which never fold case for a whole file system: the
+    /// local ones (overlay counts changes made through its mount). Network
+    /// and FUSE file systems do not hear changes made elsewhere; FAT,
+    /// exFAT, NTFS and ZFS can match names regardless of case, so an event
+    /// could name a file otherwise than the engine does.
+    const LOCAL: [i64; 14] = [
+        0xEF53,      // ext2, ext3, ext4
+        0x5846_5342, // xfs
+        0x9123_683E, // btrfs
+        0x0102_1994, // tmpfs
+        0x8584_58F6, // ramfs
+        0x794C_7630, // overlay
+        0xF2F5_2010, // f2fs
+        0xCA45_1A4E, // bcachefs
+        0x5265_4973, // reiserfs
+        0x3153_464A, // jfs
+        0x3434,      // nilfs2
+        0x7371_7368, // squashfs
+        0xE0F5_E1E2, // erofs
+        0x9660,      // iso9660
+    ];
+
+    /// Those of them where one directory can fold case (`chattr +F`).
+    const FOLDING: [i64; 4] = [0xEF53, 0xF2F5_2010, 0xCA45_1A4E, 0x0102_1994];
+
+    /// `FS_CASEFOLD_FL`: the directory matches names regardless of case.
+    const CASEFOLD: u32 = 0x4000_0000;
+
+    /// Whether events about `dir`'s entries name them as a path does: on a
+    /// local file system, in a directory that does not fold case (where
+    /// `CLAUDE.md` and `claude.md` are one file, an event names it as
+    /// stored). Anything that cannot be read is not trusted.
+    fn trusted(dir: &str) -> bool {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) else {
+            return false;
+        };
+        let Ok(fs) = rustix::fs::fstatfs(&fd) else {
+            return false;
+        };
+        #[allow(
+            clippy::useless_conversion,
+            reason = "the field is an `i64` on 64-bit targets only"
+        )]
+        let kind = i64::from(fs.f_type);
+        trusted_kind(kind, || {
+            rustix::fs::ioctl_getflags(&fd).map(|flags| flags.bits())
+        })
+    }
+
+    /// [`trusted`], given the file system's magic number and a way to read
+    /// the directory's flags (a file system without flags folds no case).
+    fn trusted_kind(kind: i64, flags: impl FnOnce() -> Result<u32, Errno>) -> bool {
+        LOCAL.contains(&kind)
+            && (!FOLDING.contains(&kind)
+                || match flags() {
+                    Ok(flags) => flags & CASEFOLD == 0,
+                    Err(Errno::NOTTY) => true,
+                    Err(_) => false,
+                })
     }
 
     /// Whether `path` is an absolute path with no empty, `.` or `..`

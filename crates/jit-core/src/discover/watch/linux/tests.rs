@@ -300,7 +300,7 @@ fn a_directory_a_watch_already_stands_for_under_another_path_is_not_covered() {
     let mut inner = watch.lock();
     // As a bind mount would: the kernel hands back a watch that already
     // stands for another path, whose events would name only that one.
-    let wd = inotify::add_watch(&inner.fd, dir.as_str(), MASK).unwrap();
+    let wd = inotify::add_watch(&inner.queue.as_ref().unwrap().fd, dir.as_str(), MASK).unwrap();
     inner.by_wd.insert(wd, Arc::from("/elsewhere"));
     assert!(inner.cover(&format!("{root}/a")));
     assert!(!inner.cover(&dir));
@@ -467,7 +467,7 @@ fn a_write_through_a_hard_link_made_after_the_file_was_remembered_is_seen() {
 /// The watches the kernel holds on the watch's queue, from its `fdinfo`.
 fn kernel_watches(watch: &Watch) -> usize {
     use std::os::fd::AsRawFd;
-    let fd = watch.lock().fd.as_raw_fd();
+    let fd = watch.lock().queue.as_ref().unwrap().fd.as_raw_fd();
     let info = fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).unwrap();
     info.lines()
         .filter(|l| l.starts_with("inotify wd:"))
@@ -486,7 +486,7 @@ fn the_kernel_holds_exactly_the_watches_the_maps_name() {
     fs::write(format!("{root}/a/x.md"), "x\n").unwrap();
     watch.stat(&format!("{root}/a/./x.md"));
     let stats = watch.stats();
-    assert_eq!(stats.files, 1, "the file, not the link: {stats:?}");
+    assert_eq!(stats.files, 2, "the file and the link: {stats:?}");
     assert_eq!(kernel_watches(&watch), watch.lock().by_wd.len());
     assert_eq!(kernel_watches(&watch), stats.dirs + stats.files);
     fs::write(&file, "edited\n").unwrap();
@@ -496,4 +496,176 @@ fn the_kernel_holds_exactly_the_watches_the_maps_name() {
     // watch is acknowledged on the queue.
     watch.refresh();
     assert_eq!(kernel_watches(&watch), watch.lock().by_wd.len());
+}
+
+#[test]
+fn a_writer_closing_the_file_is_heard_even_when_nothing_was_written() {
+    // A write that fails after the kernel set the modification time raises
+    // no `MODIFY`; the writer's close is heard instead.
+    let (_dir, root, watch) = watched();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    drop(fs::File::options().write(true).open(&file).unwrap());
+    watch.refresh();
+    assert!(!answered(&watch, &file).1);
+}
+
+#[test]
+fn a_link_changed_through_a_hard_link_to_it_is_seen() {
+    use rustix::fs::{AtFlags, CWD, Timespec, Timestamps, utimensat};
+    let (_dir, root, watch) = watched();
+    let link = format!("{root}/a/LINK.md");
+    symlink("b/CLAUDE.md", &link).unwrap();
+    fs::create_dir(format!("{root}/x")).unwrap();
+    // `link` (not following): a second name for the link itself.
+    let other = format!("{root}/x/other");
+    fs::hard_link(&link, &other).unwrap();
+    assert!(fs::symlink_metadata(&other).unwrap().is_symlink());
+    let first = watch.lstat(&link, None);
+    watch.refresh();
+    assert_eq!(watch.lstat(&link, None), first);
+    assert_eq!(watch.stats().answered, 1);
+    let epoch = Timespec {
+        tv_sec: 7,
+        tv_nsec: 0,
+    };
+    let times = Timestamps {
+        last_access: epoch,
+        last_modification: epoch,
+    };
+    utimensat(CWD, other.as_str(), &times, AtFlags::SYMLINK_NOFOLLOW).unwrap();
+    watch.refresh();
+    let before = watch.stats().answered;
+    let now = watch.lstat(&link, None);
+    assert_eq!(watch.stats().answered, before, "asked again");
+    let meta = fs::symlink_metadata(&link).unwrap();
+    assert_eq!(now.map(|s| s.stamp), Some(Stamp::of(&meta)));
+    assert_ne!(now, first);
+}
+
+#[test]
+fn a_watched_directory_replaced_by_a_file_gets_no_file_watch() {
+    let (_dir, root, watch) = watched();
+    let dir = format!("{root}/a/b");
+    watch.lstat(&dir, None);
+    fs::rename(&dir, format!("{root}/gone")).unwrap();
+    fs::write(&dir, "a file now\n").unwrap();
+    // As if asked between the change and the refresh that reads its
+    // event: the path is still a watched directory's.
+    watch.lock().by_dir.get_mut(dir.as_str()).unwrap().seen = None;
+    let seen = watch.lstat(&dir, None);
+    assert_eq!(seen.map(|s| s.kind), Some(Kind::Other));
+    assert_eq!(watch.stats().files, 0);
+    assert_eq!(kernel_watches(&watch), watch.lock().by_wd.len());
+    watch.refresh();
+    assert!(!watch.lock().by_dir.contains_key(dir.as_str()));
+    assert_eq!(kernel_watches(&watch), watch.lock().by_wd.len());
+}
+
+#[test]
+fn a_second_watch_on_a_watched_directory_leaves_its_mask_alone() {
+    let (_dir, root, watch) = watched();
+    let dir = format!("{root}/a/b");
+    watch.lstat(&dir, None);
+    // A race that makes the directory look like a file under some path:
+    // the kernel refuses, rather than replacing its mask with a file's.
+    assert_eq!(watch.lock().add_watch(&dir, FILE_MASK), None);
+    fs::write(format!("{dir}/new.md"), "").unwrap();
+    asked_again(&watch, &dir);
+}
+
+#[test]
+fn a_watch_the_kernel_hands_back_for_another_path_is_refused() {
+    // As a kernel older than 4.18 does, ignoring `MASK_CREATE`: it hands
+    // back the watch that already stands for another path. Descriptors are
+    // handed out in turn, so the next one is known.
+    let (_dir, root, watch) = watched();
+    watch.lstat(&format!("{root}/a"), None);
+    let mut inner = watch.lock();
+    let next = inner.by_wd.keys().max().unwrap() + 1;
+    inner.by_wd.insert(next, Arc::from("/elsewhere"));
+    assert_eq!(inner.add_watch(&format!("{root}/a/b"), MASK), None);
+}
+
+#[test]
+fn a_child_process_forgets_everything_and_opens_its_own_queue() {
+    let (_dir, root, watch) = watched();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.stat(&file);
+    let parents = kernel_watches(&watch);
+    // As after `fork`: the process is not the one that opened the queue.
+    watch.lock().pid ^= 1;
+    watch.refresh();
+    let stats = watch.stats();
+    assert_eq!(
+        (stats.forks, stats.dirs, stats.remembered, stats.remounts),
+        (1, 0, 0, 0)
+    );
+    assert!(parents > 0);
+    assert_eq!(kernel_watches(&watch), 0, "a queue of its own");
+    assert!(!answered(&watch, &file).1);
+    watch.refresh();
+    assert!(answered(&watch, &file).1);
+    fs::write(&file, "changed in the child\n").unwrap();
+    asked_again(&watch, &file);
+    assert_eq!(watch.stats().forks, 1);
+}
+
+#[test]
+fn without_a_queue_everything_is_asked() {
+    let (_dir, root, watch) = watched();
+    let file = format!("{root}/a/b/CLAUDE.md");
+    watch.lock().queue = None;
+    assert_eq!(watch.stat(&file).map(|s| s.stamp), stamp_now(&file));
+    watch.refresh();
+    assert!(!answered(&watch, &file).1);
+    let stats = watch.stats();
+    assert_eq!((stats.dirs, stats.remembered, stats.remounts), (0, 0, 0));
+}
+
+#[test]
+fn only_local_file_systems_without_case_folding_are_trusted() {
+    let ext4 = 0xEF53;
+    let nfs = 0x6969;
+    let xfs = 0x5846_5342;
+    let tmpfs = 0x0102_1994;
+    assert!(trusted_kind(ext4, || Ok(0)));
+    assert!(!trusted_kind(ext4, || Ok(CASEFOLD)));
+    assert!(trusted_kind(ext4, || Ok(!CASEFOLD)));
+    assert!(!trusted_kind(ext4, || Err(Errno::ACCESS)));
+    assert!(
+        trusted_kind(tmpfs, || Err(Errno::NOTTY)),
+        "no flags, no folding"
+    );
+    assert!(!trusted_kind(nfs, || Ok(0)));
+    assert!(!trusted_kind(0x6573_5546, || Ok(0)), "FUSE");
+    // A file system that cannot fold a directory is not asked.
+    assert!(trusted_kind(xfs, || panic!("xfs folds no directory")));
+    for kind in FOLDING {
+        assert!(LOCAL.contains(&kind));
+        assert!(!trusted_kind(kind, || Ok(CASEFOLD)));
+    }
+}
+
+#[test]
+fn a_directory_is_trusted_by_what_its_file_system_says() {
+    let (_dir, root) = tree();
+    assert!(trusted(&root), "the test's own temporary directory");
+    assert!(!trusted("/proc"), "not a file system of files");
+    assert!(!trusted(&format!("{root}/absent")));
+    assert!(!trusted(&format!("{root}/a/b/CLAUDE.md")));
+    let link = format!("{root}/link");
+    symlink(format!("{root}/a"), &link).unwrap();
+    assert!(!trusted(&link), "a link is not followed");
+}
+
+#[test]
+fn a_directory_on_an_untrusted_file_system_is_not_watched() {
+    let watch = Watch::new().unwrap();
+    let path = "/proc/self/cmdline";
+    watch.lstat(path, None);
+    assert!(watch.lock().refused.contains("/proc"));
+    assert_eq!(watch.stats().dirs, 1, "only `/`");
+    watch.refresh();
+    assert!(!answered(&watch, path).1);
 }
