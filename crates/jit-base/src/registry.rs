@@ -331,6 +331,12 @@ impl Registry {
         self.tools.get(tool).map(Vec::as_slice).unwrap_or_default()
     }
 
+    /// How many reporters `tool` has: what [`Registry::reporter_sources`]
+    /// would list, without listing it.
+    pub(crate) fn reporter_count(&self, tool: &str) -> usize {
+        self.reporters.get(tool).map_or(0, Vec::len)
+    }
+
     /// Where each reporter for `tool` was registered.
     pub fn reporter_sources(&self, tool: &str) -> Vec<&str> {
         self.reporters
