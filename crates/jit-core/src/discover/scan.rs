@@ -1177,6 +1177,8 @@ mod tests {
             "/r/a b",
             "/r",
             "/r/a\u{7f}",
+            "/r/a\u{0}",
+            "/r/\u{0}",
         ];
         for a in names {
             for b in names {
