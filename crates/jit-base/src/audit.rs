@@ -131,7 +131,7 @@ pub fn audit_tools(
         // A name the registry knows in any way (registered, or with a
         // reporter) is judged by `audit` above; only a name it does not know
         // at all is new here.
-        if registry.tool_sources(tool).is_empty() && registry.reporter_sources(tool).is_empty() {
+        if registry.tool_sources(tool).is_empty() && registry.reporter_count(tool) == 0 {
             problems.push(AuditProblem::ExposedWithoutReporter {
                 tool: tool.to_owned(),
                 registered_as: registry
@@ -448,6 +448,18 @@ mod tests {
     }
 
     #[test]
+    fn a_registry_with_only_tools_or_only_reporters_is_not_empty() {
+        check(
+            &registry(&[], &["read"]),
+            &[("reporter_without_tool", Some("read"))],
+        );
+        check(
+            &registry(&["read"], &[]),
+            &[("tool_without_reporter", Some("read"))],
+        );
+    }
+
+    #[test]
     fn every_problem_is_listed_not_only_the_first() {
         check(
             &registry(&["a", "b", "b", "c"], &["b", "c", "c", "d"]),
@@ -540,6 +552,24 @@ mod tests {
             &registry(&["read"], &["read"]),
             &["read", "deploy"],
             &[("exposed_without_reporter", "deploy")],
+            &[],
+        );
+    }
+
+    #[test]
+    fn an_exposed_tool_the_registry_knows_is_judged_by_the_registry_alone() {
+        // Registered without a reporter, or a reporter without a
+        // registration: the registry's own problem, not an unknown name.
+        check_tools(
+            &registry(&["read", "deploy"], &["read"]),
+            &["read", "deploy"],
+            &[("tool_without_reporter", "deploy")],
+            &[],
+        );
+        check_tools(
+            &registry(&["read"], &["read", "deploy"]),
+            &["read", "deploy"],
+            &[("reporter_without_tool", "deploy")],
             &[],
         );
     }
