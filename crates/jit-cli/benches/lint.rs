@@ -22,6 +22,9 @@ struct Fixture {
     _dir: tempfile::TempDir,
     plain: PathBuf,
     git: PathBuf,
+    /// An empty home directory: `jit lint` reads the user's rules there,
+    /// and a benchmark reads none of the real user's.
+    home: PathBuf,
 }
 
 fn main() {
@@ -42,6 +45,8 @@ fn fixture() -> &'static Fixture {
         let dir = bench_tree::fixture_dir().unwrap();
         let plain = dir.path().join("plain");
         let git = dir.path().join("git");
+        let home = dir.path().join("home");
+        std::fs::create_dir(&home).unwrap();
         let (files, _) = tree::ruled_tree(&plain);
         assert!(files >= 20_000 && plain.join(tree::DEEP).is_dir());
         tree::ruled_tree(&git);
@@ -71,6 +76,7 @@ fn fixture() -> &'static Fixture {
             _dir: dir,
             plain,
             git,
+            home,
         }
     })
 }
@@ -79,6 +85,7 @@ fn lint(root: &Path) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_jit"))
         .args(["lint", "--json", "--root"])
         .arg(root)
+        .env("HOME", &fixture().home)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .output()
