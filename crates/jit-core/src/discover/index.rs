@@ -1,6 +1,6 @@
 //! The rule index: the rules a project has that the startup load did not bring in, listed compactly within a byte bound, and the walk that finds them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs;
 use std::sync::{Arc, Mutex};
 
@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::chain::{PlainEntry, contained, plain_entry};
 use super::startup::StartupReport;
 use super::{DiscoveryState, Engine};
+use crate::Map;
 use crate::rule::source::{Precedence, RuleDir, RuleSource, all_sources};
 use crate::rule::{RuleScope, SkipReason, read_rule};
 use cache::{DirId, Listing, Visit};
@@ -261,7 +262,7 @@ struct Listed {
 fn walk_listed(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
-    mut ahead: HashMap<String, Listed>,
+    mut ahead: Map<String, Listed>,
     mut visits: Option<&mut Vec<Visit>>,
 ) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
@@ -454,15 +455,15 @@ enum Below {
 /// repository, and the walk itself (which must keep its order) then only
 /// reads them. Bounded like the walk (depth, directory count); empty on a
 /// single-core machine.
-fn list_ahead(root: &Utf8Path, ids: bool) -> HashMap<String, Listed> {
+fn list_ahead(root: &Utf8Path, ids: bool) -> Map<String, Listed> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 {
-        return HashMap::new();
+        return Map::default();
     }
     // The directories to list, how many are being listed now, and how many
     // were taken in all.
     let queue = Mutex::new((vec![(root.to_owned(), 0usize)], 0usize, 0usize));
-    let listed = Mutex::new(HashMap::new());
+    let listed = Mutex::new(Map::default());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| list_from(&queue, &listed, ids));
@@ -480,7 +481,7 @@ fn list_ahead(root: &Utf8Path, ids: bool) -> HashMap<String, Listed> {
 )]
 fn list_from(
     queue: &Mutex<(Vec<(Utf8PathBuf, usize)>, usize, usize)>,
-    listed: &Mutex<HashMap<String, Listed>>,
+    listed: &Mutex<Map<String, Listed>>,
     ids: bool,
 ) {
     loop {
@@ -1007,7 +1008,7 @@ pub(crate) fn build(
 mod tests {
     #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
-    use std::collections::HashMap;
+    use crate::Map;
     use std::fs;
 
     use camino::Utf8PathBuf;
@@ -1263,7 +1264,7 @@ mod tests {
             assert_eq!(ahead.len(), 1 + 6 + 30 + 30, "every directory listed once");
         }
         let with = super::walk_listed(&root, &sources, ahead, None);
-        let without = super::walk_listed(&root, &sources, HashMap::new(), None);
+        let without = super::walk_listed(&root, &sources, Map::default(), None);
         assert_eq!(with.len(), 16, "{with:?}");
         assert_eq!(with, without);
         assert_eq!(super::rule_files(&root, &sources), without);
@@ -1278,7 +1279,7 @@ mod tests {
         let found = |root: &Utf8PathBuf| -> Vec<String> {
             let ahead = super::list_ahead(root, false);
             let with = super::walk_listed(root, &sources, ahead, None);
-            let without = super::walk_listed(root, &sources, HashMap::new(), None);
+            let without = super::walk_listed(root, &sources, Map::default(), None);
             assert_eq!(with, without);
             without
                 .iter()

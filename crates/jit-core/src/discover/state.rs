@@ -1,6 +1,5 @@
 //! What a session has already seen: the loaded set, the scan records that let a directory be skipped, and the caches of resolved chains and parsed rules.
 
-use std::collections::HashMap;
 use std::fs;
 use std::sync::Arc;
 
@@ -8,6 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::Engine;
 use super::chain::Level;
+use crate::Map;
 use crate::rule::{ParsedRule, Rejection, Stamp};
 
 /// What a session has already seen: loaded rules, scanned directories, and
@@ -31,16 +31,16 @@ use crate::rule::{ParsedRule, Rejection, Stamp};
 #[derive(Debug, Default, Clone)]
 pub struct DiscoveryState {
     /// Rule files in the context, by canonical path, with the stamp they were read at.
-    pub(super) loaded: HashMap<String, Stamp>,
+    pub(super) loaded: Map<String, Stamp>,
     /// Directories whose every candidate was resolved, with the stamps that
     /// prove the scan is still current.
-    pub(super) scanned: HashMap<Arc<str>, ScanRecord>,
+    pub(super) scanned: Map<Arc<str>, ScanRecord>,
     /// Lexical root-relative directory → where it really is, each level
     /// checked again on every walk through it (one `lstat`, or a `realpath`
     /// below a link) before it is trusted. One entry per directory: chains
     /// are put together from their levels, so a deep tree does not store
     /// its upper levels once per directory below them.
-    pub(super) levels: HashMap<Arc<str>, Level>,
+    pub(super) levels: Map<Arc<str>, Level>,
     /// The user's rule folders (`~/.claude`, canonical) with the name of
     /// the source each belongs to, once the startup load has seen them:
     /// their scoped rules are judged on every touch too.
@@ -48,16 +48,16 @@ pub struct DiscoveryState {
     /// How each file in the context (canonical path) first arrived, for the
     /// detail of a second arrival: `CLAUDE.md (claude)`, or
     /// `imported by CLAUDE.md (claude)`.
-    pub(super) origins: HashMap<String, String>,
+    pub(super) origins: Map<String, String>,
     /// Files in the context only as imports (canonical) → the canonical path
     /// of the rule whose block carries them.
-    pub(super) imported_by: HashMap<String, String>,
+    pub(super) imported_by: Map<String, String>,
     /// Bytes each source loaded from the project in the current startup load,
     /// against its startup budget.
-    pub(crate) startup_spent: HashMap<String, u64>,
+    pub(crate) startup_spent: Map<String, u64>,
     /// Parsed rule files, and files rejected for good (invalid
     /// frontmatter, too large, binary...), reused while their stamp holds.
-    pub(super) parsed: HashMap<String, (Stamp, Result<Arc<ParsedRule>, Rejection>)>,
+    pub(super) parsed: Map<String, (Stamp, Result<Arc<ParsedRule>, Rejection>)>,
 }
 
 /// A loaded rule file and the stamp it was read at, as stored.

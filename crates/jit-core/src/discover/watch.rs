@@ -222,7 +222,6 @@ pub(crate) use linux::Watch;
 
 #[cfg(target_os = "linux")]
 mod linux {
-    use std::collections::{HashMap, HashSet};
     use std::fmt;
     use std::fs;
     use std::io;
@@ -236,6 +235,7 @@ mod linux {
     use rustix::io::Errno;
 
     use super::{Kind, Seen, WatchStats};
+    use crate::{Map, Set};
 
     /// The events that can change what an `lstat` of a watched directory
     /// or of an entry in it says. Links are not followed and only
@@ -299,16 +299,16 @@ mod linux {
         queue: Option<Queue>,
         pid: u32,
         /// Watch descriptor → the directory (or the file) it watches.
-        by_wd: HashMap<i32, Arc<str>>,
+        by_wd: Map<i32, Arc<str>>,
         /// Watched directories. Every directory in it has its parent in it
         /// too (up to `/`).
-        by_dir: HashMap<Arc<str>, Watched>,
+        by_dir: Map<Arc<str>, Watched>,
         /// Directories the kernel refused to watch, not asked again until
         /// a watch is dropped.
-        refused: HashSet<Arc<str>>,
+        refused: Set<Arc<str>>,
         /// Path that is no watched directory → what `lstat` said, while no
         /// event has named it.
-        seen: HashMap<Arc<str>, Kept>,
+        seen: Map<Arc<str>, Kept>,
         buf: Vec<MaybeUninit<u8>>,
         stats: WatchStats,
     }
@@ -352,10 +352,10 @@ mod linux {
                 inner: Mutex::new(Inner {
                     queue: Some(Queue::open()?),
                     pid: std::process::id(),
-                    by_wd: HashMap::new(),
-                    by_dir: HashMap::new(),
-                    refused: HashSet::new(),
-                    seen: HashMap::new(),
+                    by_wd: Map::default(),
+                    by_dir: Map::default(),
+                    refused: Set::default(),
+                    seen: Map::default(),
                     buf: vec![MaybeUninit::uninit(); 16 * 1024],
                     stats: WatchStats::default(),
                 }),

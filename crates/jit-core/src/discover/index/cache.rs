@@ -14,7 +14,6 @@
 //! `.claude`, `.cursor`...). The rule files themselves are judged again on
 //! every walk; the cache saves listing directories, the cost of a walk.
 
-use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::time::{Duration, SystemTime};
@@ -23,6 +22,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::Listed;
+use crate::Map;
 
 /// The layout of the cache file; another version is not read.
 const VERSION: u32 = 2;
@@ -131,16 +131,16 @@ pub(super) fn load(
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-) -> (HashMap<String, Listed>, usize, Option<String>) {
+) -> (Map<String, Listed>, usize, Option<String>) {
     let stored = match read(file) {
         Ok(Some(stored)) => stored,
-        Ok(None) => return (HashMap::new(), 0, None),
-        Err(problem) => return (HashMap::new(), 0, Some(problem)),
+        Ok(None) => return (Map::default(), 0, None),
+        Err(problem) => return (Map::default(), 0, Some(problem)),
     };
     // (Another layout was left alone by `read`.) Another root's listings
     // would fail their identity check anyway; other names' lack names.
     if stored.root != root.as_str() || stored.keep != keep {
-        return (HashMap::new(), 0, None);
+        return (Map::default(), 0, None);
     }
     let count = stored.dirs.len();
     (still_holding(root, stored.dirs), count, None)
@@ -187,7 +187,7 @@ fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
 /// The stored listings whose directories are as they were, checked on up
 /// to four threads (one `lstat` each). The threads only read the stored
 /// paths and answer yes or no: what moves into the map moves on this one.
-fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<String, Listed> {
+fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> Map<String, Listed> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let chunk = dirs.len().div_ceil(threads).max(1);
     let check = |dirs: &[StoredDir]| -> Vec<bool> {
@@ -210,7 +210,7 @@ fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> HashMap<String, Liste
             .flat_map(|handle| handle.join().unwrap_or_default())
             .collect()
     });
-    let mut held = HashMap::with_capacity(dirs.len());
+    let mut held = Map::with_capacity_and_hasher(dirs.len(), Default::default());
     for (stored, holds) in dirs.into_iter().zip(holds) {
         if holds {
             let mut path = String::new();
