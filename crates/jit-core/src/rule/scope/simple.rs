@@ -179,7 +179,11 @@ pub(super) fn first_match(
     globs: &[SimpleGlob],
     subject: &str,
 ) -> Result<Option<usize>, OutOfSteps> {
-    let segments: Vec<&[u8]> = subject.as_bytes().split(|&b| b == b'/').collect();
+    // Sized up front: a deep path would otherwise grow the vector three
+    // or four times, for every scope a touch decides.
+    let bytes = subject.as_bytes();
+    let mut segments: Vec<&[u8]> = Vec::with_capacity(separators(bytes) + 1);
+    segments.extend(bytes.split(|&b| b == b'/'));
     let mut steps = MATCH_STEPS;
     for (i, glob) in globs.iter().enumerate() {
         if glob.matches(&segments, &mut steps)? {
@@ -187,6 +191,11 @@ pub(super) fn first_match(
         }
     }
     Ok(None)
+}
+
+/// How many `/` separators `bytes` holds.
+fn separators(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'/').count()
 }
 
 /// Whether the segment parts of `run` match the first segments of
