@@ -179,11 +179,7 @@ pub(super) fn first_match(
     globs: &[SimpleGlob],
     subject: &str,
 ) -> Result<Option<usize>, OutOfSteps> {
-    // Sized up front: a deep path would otherwise grow the vector three
-    // or four times, for every scope a touch decides.
-    let bytes = subject.as_bytes();
-    let mut segments: Vec<&[u8]> = Vec::with_capacity(separators(bytes) + 1);
-    segments.extend(bytes.split(|&b| b == b'/'));
+    let segments = segments(subject);
     let mut steps = MATCH_STEPS;
     for (i, glob) in globs.iter().enumerate() {
         if glob.matches(&segments, &mut steps)? {
@@ -193,9 +189,14 @@ pub(super) fn first_match(
     Ok(None)
 }
 
-/// How many `/` separators `bytes` holds.
-fn separators(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'/').count()
+/// `subject` split at `/`, in a vector sized up front: a deep path would
+/// otherwise grow it three or four times, for every scope a touch decides.
+fn segments(subject: &str) -> Vec<&[u8]> {
+    let bytes = subject.as_bytes();
+    let separators = bytes.iter().filter(|&&b| b == b'/').count();
+    let mut segments = Vec::with_capacity(separators + 1);
+    segments.extend(bytes.split(|&b| b == b'/'));
+    segments
 }
 
 /// Whether the segment parts of `run` match the first segments of
@@ -284,6 +285,21 @@ mod tests {
         let glob = SimpleGlob::new(pattern).unwrap();
         let found = first_match(std::slice::from_ref(&glob), subject);
         assert_eq!(found, Ok(expected.then_some(0)), "{pattern} on {subject:?}");
+    }
+
+    #[test]
+    fn a_subject_is_split_once_into_a_vector_of_its_size() {
+        for (subject, expected) in [
+            ("", vec![&b""[..]]),
+            ("a", vec![b"a"]),
+            ("a/bc/d.ts", vec![b"a", b"bc", b"d.ts"]),
+            ("src/", vec![b"src", b""]),
+            ("/a//b", vec![b"", b"a", b"", b"b"]),
+        ] {
+            let segments = segments(subject);
+            assert_eq!(segments, expected, "{subject:?}");
+            assert_eq!(segments.capacity(), segments.len(), "{subject:?}");
+        }
     }
 
     #[test]
