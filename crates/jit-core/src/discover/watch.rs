@@ -729,12 +729,14 @@ mod linux {
     /// local file system, in a directory that does not fold case (where
     /// `CLAUDE.md` and `claude.md` are one file, an event names it as
     /// stored). Anything that cannot be read is not trusted.
+    ///
+    /// The file system is asked first, by path: a directory on a network
+    /// or FUSE file system is refused without being opened. Only one that
+    /// can fold case is opened (not following a link), to read its flags.
+    /// A link swapped in meanwhile is refused by the watch itself, which
+    /// does not follow links either.
     fn trusted(dir: &str) -> bool {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) else {
-            return false;
-        };
-        let Ok(fs) = rustix::fs::fstatfs(&fd) else {
+        let Ok(fs) = rustix::fs::statfs(dir) else {
             return false;
         };
         #[allow(
@@ -743,6 +745,8 @@ mod linux {
         )]
         let kind = i64::from(fs.f_type);
         trusted_kind(kind, || {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = rustix::fs::open(dir, flags, Mode::empty())?;
             rustix::fs::ioctl_getflags(&fd).map(|flags| flags.bits())
         })
     }
