@@ -53,6 +53,11 @@
 #![deny(missing_docs)]
 
 mod discover;
+mod lint_support;
+mod rule;
+mod session;
+mod stats;
+mod why;
 
 /// A hash map keyed by what the engine builds itself (paths, mostly),
 /// hashed with foldhash: a warm touch looks its paths up a few hundred
@@ -62,11 +67,6 @@ pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::Rand
 
 /// A hash set hashed like [`Map`].
 pub(crate) type Set<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
-mod lint_support;
-mod rule;
-mod session;
-mod stats;
-mod why;
 
 pub use discover::index::{
     DEFAULT_INDEX_BYTES, IndexEntry, IndexOverflow, ProjectWalk, WalkCache, WalkCacheReport,

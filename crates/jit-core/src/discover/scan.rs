@@ -556,8 +556,8 @@ impl<'a> DirScan<'a> {
     /// Whether `dir` is known to be its own real path in this scan. Its
     /// text is compared: the scan builds every path it holds by joining
     /// names to a real path, so one directory is always one string, and
-    /// a comparison by components (`Path`'s `==`) cost a fifth of a hook
-    /// call's instructions here.
+    /// a comparison by components (`Path`'s `==`, with the sort below)
+    /// cost about a seventh of a hook call's instructions here.
     fn is_plain(&self, dir: &Utf8Path) -> bool {
         self.plain.iter().any(|p| p.as_str() == dir.as_str())
     }
