@@ -8,6 +8,7 @@
 
 mod chain;
 pub(crate) mod index;
+mod kept;
 mod scan;
 pub(crate) mod startup;
 mod state;
@@ -21,6 +22,8 @@ use std::time::Instant;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
+pub use kept::MAX_KEPT_SCANS;
+pub(crate) use kept::StoredScan;
 use scan::DirScan;
 pub use state::DiscoveryState;
 pub(crate) use state::StoredStamp;
@@ -234,6 +237,39 @@ impl Engine {
     /// The cap on one rule file's size.
     pub(crate) fn max_rule_bytes(&self) -> u64 {
         self.max_rule_bytes
+    }
+
+    /// What a kept scan record depends on besides the files it stamped, as
+    /// one number: this build, the caller's `key` (what shapes a source's
+    /// judgement that the engine cannot show, such as the running agent),
+    /// the root, the caps and every source's names, folders and options. A
+    /// record kept under another layout is not trusted (a `jit.toml` that
+    /// added a convention must not leave its files unread below a directory
+    /// scanned without them).
+    pub(crate) fn scan_layout(&self, key: &str) -> u64 {
+        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+        let mut h = foldhash::quality::FixedState::with_seed(0x6a69_745f_7363_616e).build_hasher();
+        (env!("CARGO_PKG_VERSION"), key, &self.root, &self.given_root).hash(&mut h);
+        self.max_rule_bytes.hash(&mut h);
+        format!("{:?}", self.import_policy).hash(&mut h);
+        for source in &self.sources {
+            (
+                source.name(),
+                source.files(),
+                source.rule_dirs(),
+                source.scope_keys(),
+            )
+                .hash(&mut h);
+            (
+                source.root_files(),
+                source.managed_files(),
+                source.startup_budget(),
+            )
+                .hash(&mut h);
+            let small = (source.user_level(), source.imports(), source.precedence());
+            format!("{small:?}").hash(&mut h);
+        }
+        h.finish()
     }
 
     /// The canonical project root.

@@ -74,8 +74,8 @@ pub use discover::index::{
 };
 pub use discover::startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport};
 pub use discover::{
-    DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_RULE_FILES_PER_FOLDER,
-    ToolCallDiscovery, WatchStats,
+    DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_KEPT_SCANS,
+    MAX_RULE_FILES_PER_FOLDER, ToolCallDiscovery, WatchStats,
 };
 pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text};
 #[doc(hidden)]

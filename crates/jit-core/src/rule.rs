@@ -269,7 +269,16 @@ pub(crate) struct ParsedRule {
     pub(crate) warnings: Vec<String>,
     /// The frontmatter's `description:`, for the rule index.
     pub(crate) description: Option<String>,
+    /// The file's text as read, kept for a scoped rule of at most
+    /// [`MAX_KEPT_RULE_TEXT`] bytes only: a session snapshot that keeps scan
+    /// records stores it with the record that judges the rule again, so
+    /// that the next process parses it from there instead of reading the
+    /// file, which the record's stamp proves unchanged.
+    pub(crate) text: Option<Box<str>>,
 }
+
+/// The largest scoped rule whose text a parse keeps ([`ParsedRule::text`]).
+pub(crate) const MAX_KEPT_RULE_TEXT: usize = 4 * 1024;
 
 #[derive(Debug)]
 pub(crate) enum RuleScope {
@@ -359,7 +368,11 @@ pub(crate) fn read_opened(
             format!("not valid UTF-8: {}", err.utf8_error()),
         )
     })?;
-    parse_rule(&text, source).map(Arc::new)
+    let mut parsed = parse_rule(&text, source)?;
+    if matches!(parsed.scope, RuleScope::Paths(_)) && text.len() <= MAX_KEPT_RULE_TEXT {
+        parsed.text = Some(text.into_boxed_str());
+    }
+    Ok(Arc::new(parsed))
 }
 
 #[cfg(test)]
@@ -394,6 +407,7 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
                 scope: RuleScope::Excluded(why),
                 warnings,
                 description,
+                text: None,
             });
         }
         None => source.scope(&parsed.frontmatter),
@@ -421,6 +435,7 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
         scope,
         warnings,
         description,
+        text: None,
     })
 }
 

@@ -15,7 +15,7 @@ use jit_base::{AuditReport, Error, ErrorKind, Registry, TouchedPaths, audit};
 use serde::{Deserialize, Serialize};
 
 use crate::discover::startup::{StartupOptions, StartupReport};
-use crate::discover::{Discovery, DiscoveryState, Engine, StoredStamp};
+use crate::discover::{Discovery, DiscoveryState, Engine, StoredScan, StoredStamp};
 use crate::rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule};
 use crate::session::events::{
     Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, EventWriter,
@@ -68,6 +68,7 @@ pub struct SessionConfig {
     boundary: String,
     registry: RegistrySource,
     native: Option<Arc<dyn NativeLoads>>,
+    scan_key: Option<String>,
 }
 
 /// A registry that passed its audit, or the report of why it did not.
@@ -130,6 +131,7 @@ impl SessionConfig {
             boundary: prompt::CACHE_BOUNDARY.to_owned(),
             registry: RegistrySource::Linked,
             native: None,
+            scan_key: None,
         }
     }
 
@@ -170,6 +172,46 @@ impl SessionConfig {
     /// recorded as in the context (attribution `native`) and never injected.
     pub fn with_native(mut self, native: Arc<dyn NativeLoads>) -> Self {
         self.native = Some(native);
+        self
+    }
+
+    /// Keeps the engine's scan records in [`Session::snapshot`] and takes
+    /// them back in [`Session::restore`], so that a session restored in a
+    /// new process (an agent hook's next call) checks what it already
+    /// scanned instead of probing every candidate name again: a directory
+    /// and the files a scan stamped, one `stat` each, as a process that
+    /// stays does.
+    ///
+    /// `key` names what shapes the sources' judgement beyond what the
+    /// engine shows (the running agent, the configuration's version): the
+    /// records are taken back only under the same key, by the same build of
+    /// this crate, on an engine with the same root, caps and sources. At
+    /// most [`crate::MAX_KEPT_SCANS`] records are kept, the ones used last;
+    /// a directory or file that changed in the two seconds before the
+    /// snapshot keeps its directory out (a file's time is too coarse to
+    /// prove a change in the same tick), so the next process scans it
+    /// again. By default no record is kept.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use jit_core::{Engine, Session, SessionConfig, SessionSnapshot};
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+    /// let engine = Arc::new(Engine::new(dir.path())?);
+    /// let root = engine.root().to_owned();
+    /// let config = SessionConfig::new().with_scan_records("claude-code");
+    ///
+    /// let mut first = Session::new(Arc::clone(&engine), config.clone());
+    /// assert!(first.touch("a.rs".into(), &root).is_hit());
+    /// let stored = serde_json::to_string(&first.snapshot())?;
+    ///
+    /// let snapshot: SessionSnapshot = serde_json::from_str(&stored)?;
+    /// let mut second = Session::restore(engine, config, snapshot)?;
+    /// assert!(!second.touch("b.rs".into(), &root).is_hit());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_scan_records(mut self, key: impl Into<String>) -> Self {
+        self.scan_key = Some(key.into());
         self
     }
 
@@ -306,7 +348,9 @@ pub const SNAPSHOT_FORMAT: u32 = 1;
 /// What a session must remember between processes: its id and channel, the
 /// step, the rule files in the context with the stamps they were read at,
 /// the manifest, and departures not yet reported. Caches (parsed rules,
-/// resolved paths) and the prompt's text are not kept.
+/// resolved paths) and the prompt's text are not kept; the engine's scan
+/// records are, when the configuration asks
+/// ([`SessionConfig::with_scan_records`]).
 ///
 /// An agent hook runs as a fresh process for each call; it stores the
 /// snapshot after each call and restores it at the next:
@@ -353,6 +397,18 @@ pub struct SessionSnapshot {
     omitted: BTreeMap<String, u64>,
     #[serde(default)]
     pending_left: Vec<Departure>,
+    /// The engine's scan records, when the configuration keeps them
+    /// ([`SessionConfig::with_scan_records`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scans: Option<StoredScans>,
+}
+
+/// The scan records of a [`SessionSnapshot`], with the layout they hold for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct StoredScans {
+    /// [`Engine::scan_layout`] of the engine and key they were made with.
+    layout: u64,
+    records: Vec<StoredScan>,
 }
 
 /// A user folder in a [`SessionSnapshot`], with the source it belongs to.
@@ -566,6 +622,9 @@ pub struct Session {
     /// What the current step has injected so far, headers included (see
     /// [`SessionConfig::with_step_budget`]).
     step_used: u64,
+    /// [`Engine::scan_layout`] of the engine and the configuration's scan
+    /// key, once asked.
+    scan_layout: OnceLock<u64>,
 }
 
 /// What became of a rule in one discovery; the files it imports share it.
@@ -600,6 +659,7 @@ impl Session {
             pending_left: Vec::new(),
             omitted: HashMap::new(),
             step_used: 0,
+            scan_layout: OnceLock::new(),
         }
     }
 
@@ -648,10 +708,27 @@ impl Session {
             tiers.insert(0, (String::new(), dir));
         }
         session.state = DiscoveryState::import(&snapshot.loaded, &tiers);
+        if let (Some(layout), Some(scans)) = (session.scan_layout(), snapshot.scans)
+            && scans.layout == layout
+        {
+            let engine = Arc::clone(&session.engine);
+            session.state.import_scans(scans.records, engine.sources());
+        }
         session.manifest = Manifest::from_entries(snapshot.manifest);
         session.omitted = snapshot.omitted.into_iter().collect();
         session.pending_left = snapshot.pending_left;
         Ok(session)
+    }
+
+    /// The layout kept scan records hold for, when the configuration keeps
+    /// them ([`SessionConfig::with_scan_records`]).
+    fn scan_layout(&self) -> Option<u64> {
+        let key = self.config.scan_key.as_deref()?;
+        Some(
+            *self
+                .scan_layout
+                .get_or_init(|| self.engine.scan_layout(key)),
+        )
     }
 
     /// What must outlive this process to go on with the session later
@@ -677,6 +754,10 @@ impl Session {
                 .map(|(file, step)| (file.clone(), *step))
                 .collect(),
             pending_left: self.pending_left.clone(),
+            scans: self.scan_layout().and_then(|layout| {
+                let records = self.state.export_scans(SystemTime::now());
+                (!records.is_empty()).then_some(StoredScans { layout, records })
+            }),
         }
     }
 

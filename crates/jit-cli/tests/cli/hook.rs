@@ -397,6 +397,82 @@ fn a_sibling_edit_after_a_write_injects_nothing() {
     assert!(run.stdout.is_empty(), "nothing to inject prints nothing");
 }
 
+/// Sets the modification time of `path` to `secs` seconds ago.
+fn set_age(path: &Path, secs: u64) {
+    let when = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+    fs::File::open(path).unwrap().set_modified(when).unwrap();
+}
+
+/// Ages every directory and file of the project but `.git`, so that the
+/// hook's scan records are old enough to be kept.
+fn age_project(dir: &Path, secs: u64) {
+    set_age(dir, secs);
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            if !path.ends_with(".git") {
+                age_project(&path, secs);
+            }
+        } else {
+            set_age(&path, secs);
+        }
+    }
+}
+
+/// A hook call keeps what it scanned in the session state, and the next
+/// call, which trusts it, still sees a scoped rule edited and a rule added
+/// in a scanned directory.
+#[test]
+fn the_next_call_trusts_what_this_one_scanned_and_still_sees_changes() {
+    let env = Env::new();
+    age_project(&env.root, 3600);
+    env.agent_hook("claude-code", &start("s", "startup"));
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/Footer.tsx"));
+    assert_eq!(
+        run.injected("PostToolUse"),
+        [".claude/rules/ui.md", "src/ui/CLAUDE.md"]
+    );
+    let state: Value =
+        serde_json::from_str(&fs::read_to_string(env.state_file("claude-code", "s")).unwrap())
+            .unwrap();
+    let dirs: Vec<&str> = state["session"]["scans"]["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["dir"].as_str().unwrap())
+        .collect();
+    let root = env.root.to_str().unwrap();
+    assert_eq!(
+        dirs,
+        [
+            root.to_owned(),
+            format!("{root}/src"),
+            format!("{root}/src/ui")
+        ]
+    );
+
+    // Unchanged: a sibling brings nothing.
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/Card.tsx"));
+    assert_eq!(run.injected("PostToolUse"), Vec::<String>::new());
+    // A scoped rule that missed is edited to match.
+    let sql = env.root.join(".claude/rules/sql.md");
+    fs::write(
+        &sql,
+        "---\npaths: \"src/ui/**\"\n---\nMigrations are append-only.\n",
+    )
+    .unwrap();
+    set_age(&sql, 1800);
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/Badge.tsx"));
+    assert_eq!(run.injected("PostToolUse"), [".claude/rules/sql.md"]);
+    // A rule is added to a scanned directory.
+    let local = env.root.join("src/ui/CLAUDE.local.md");
+    fs::write(&local, "UI, locally.\n").unwrap();
+    set_age(&local, 1700);
+    set_age(&env.root.join("src/ui"), 1700);
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/Menu.tsx"));
+    assert_eq!(run.injected("PostToolUse"), ["src/ui/CLAUDE.local.md"]);
+}
+
 #[test]
 fn what_claude_reads_itself_is_never_injected_afterwards() {
     let env = Env::new();

@@ -167,7 +167,8 @@ impl<'a> DirScan<'a> {
             scan.judge_rule_dir(source, &dir.join(&rule_dir.path), rule_dir);
         }
         if scan.complete && scan.record.dir.is_some() {
-            let record = std::mem::take(&mut scan.record);
+            let mut record = std::mem::take(&mut scan.record);
+            record.used = scan.state.walks;
             scan.state.scanned.insert(Arc::clone(user), record);
         }
     }
@@ -177,6 +178,8 @@ impl<'a> DirScan<'a> {
     /// missing one, and a directory whose scan record still holds (or that
     /// a link already brought in) is not scanned again.
     pub(crate) fn run_levels(&mut self, levels: &[ChainLevel], stamps: &[Option<Stamp>]) {
+        self.state.walks += 1;
+        let walk = self.state.walks;
         let mut seen_dirs: Vec<&str> = Vec::with_capacity(levels.len());
         for (i, ChainLevel { lex, level }) in levels.iter().enumerate() {
             match level {
@@ -195,8 +198,9 @@ impl<'a> DirScan<'a> {
                         continue;
                     }
                     seen_dirs.push(real);
-                    if let Some(record) = self.state.scanned.get(&**real) {
+                    if let Some(record) = self.state.scanned.get_mut(&**real) {
                         if record_is_fresh(self.engine, real, stamps.get(i).copied().flatten(), record) {
+                            record.used = walk;
                             if record.open {
                                 self.replay(real);
                             }
@@ -216,11 +220,14 @@ impl<'a> DirScan<'a> {
     pub(crate) fn rerun_user_tiers(&mut self) {
         let engine = self.engine;
         for (name, user) in self.state.user_tiers.clone() {
-            let fresh = self
-                .state
-                .scanned
-                .get(&*user)
-                .is_some_and(|record| record_is_fresh(engine, &user, None, record));
+            let walk = self.state.walks;
+            let fresh = match self.state.scanned.get_mut(&*user) {
+                Some(record) if record_is_fresh(engine, &user, None, record) => {
+                    record.used = walk;
+                    true
+                }
+                _ => false,
+            };
             if !fresh {
                 self.state.scanned.remove(&*user);
                 if let Some(source) = engine.user_source(&name) {
@@ -242,6 +249,7 @@ impl<'a> DirScan<'a> {
         if self.complete || (!self.blocked && self.record.dir.is_some()) {
             let mut record = std::mem::take(&mut self.record);
             record.open = !self.complete;
+            record.used = self.state.walks;
             if self.complete {
                 record.replay = Vec::new();
             }

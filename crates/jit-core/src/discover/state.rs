@@ -58,6 +58,9 @@ pub struct DiscoveryState {
     /// Parsed rule files, and files rejected for good (invalid
     /// frontmatter, too large, binary...), reused while their stamp holds.
     pub(super) parsed: Map<String, (Stamp, Result<Arc<ParsedRule>, Rejection>)>,
+    /// Counts the walks of touched chains, to tell which scan records were
+    /// used last ([`ScanRecord::used`]) when a snapshot keeps only some.
+    pub(super) walks: u64,
 }
 
 /// A loaded rule file and the stamp it was read at, as stored.
@@ -87,6 +90,8 @@ pub(super) struct ScanRecord {
     /// Every candidate the scan judged past its containment check, in
     /// order, kept while the record is open.
     pub(super) replay: Vec<Replay>,
+    /// The walk ([`DiscoveryState::walks`]) that made or last trusted it.
+    pub(super) used: u64,
 }
 
 /// A candidate of an open scan record: enough to judge it again without

@@ -173,9 +173,13 @@ fn handle_inner(
     let budget = options
         .budget
         .unwrap_or_else(|| default_budget(payload.agent));
+    // The next call checks what this one scanned instead of probing every
+    // candidate name again; the key names what the engine does not show.
+    let scan_key = format!("{} native={}", payload.agent.name(), options.native);
     let mut config = config
         .with_event_log(files.events.clone())
-        .with_step_budget(Some(budget));
+        .with_step_budget(Some(budget))
+        .with_scan_records(scan_key);
     if options.native {
         config = config.with_native(native::native(payload.agent));
     }

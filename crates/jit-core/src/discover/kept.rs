@@ -1,0 +1,701 @@
+//! Scan records kept between processes: what a session snapshot stores so that the next process (an agent hook's next call) checks what this one scanned instead of probing every candidate name again.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::{Deserialize, Serialize};
+
+use super::state::{DiscoveryState, Replay, ScanRecord};
+use crate::rule::source::RuleSource;
+use crate::rule::{MAX_KEPT_RULE_TEXT, RuleScope, Stamp, parse_rule};
+
+/// How long before a snapshot a kept record's directory and files must have
+/// last changed. A file's times are as coarse as the kernel's clock tick (a
+/// second or two on some file systems): a change in the same tick as the
+/// one a scan saw leaves them as they were, which a process that goes on at
+/// once risks for a tick, but a record kept for later processes must not.
+/// The project walk's cache keeps the same margin.
+pub(crate) const KEPT_SCAN_MARGIN: Duration = Duration::from_secs(2);
+
+/// The most scan records a session snapshot keeps: the ones used last.
+pub const MAX_KEPT_SCANS: usize = 64;
+
+/// The most stamps one kept record may hold; a larger one (a rule folder of
+/// hundreds of files) is scanned again by the next process instead.
+pub(crate) const MAX_KEPT_SCAN_STAMPS: usize = 256;
+
+/// The most bytes of rule text one snapshot keeps with its records.
+pub(crate) const MAX_KEPT_TEXT_BYTES: usize = 32 * 1024;
+
+/// A scan record as a snapshot keeps it ([`DiscoveryState::export_scans`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct StoredScan {
+    /// The scanned directory (canonical).
+    dir: String,
+    /// Its size and modification time (nanoseconds since the Unix epoch)
+    /// when scanned.
+    stamp: (u64, u64),
+    /// Every other folder probed and every candidate found: its path
+    /// (relative to `dir` when below it), size and modification time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    stamps: Vec<(String, u64, u64)>,
+    /// A scoped rule here missed the last touched path.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    open: bool,
+    /// The candidates an open record judges again, in order: its source's
+    /// index among the engine's sources, the index of its real path in
+    /// `stamps`, the candidate when it is not its own real path, and its
+    /// text when it is a small scoped rule (parsed from here, not read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    replay: Vec<(usize, usize, Option<String>, Option<String>)>,
+    /// The walk that made or last trusted it.
+    #[serde(default)]
+    used: u64,
+}
+
+impl DiscoveryState {
+    /// The scan records worth keeping for a later process: at most
+    /// [`MAX_KEPT_SCANS`] of the ones used last, sorted by directory. A
+    /// record is left out when its directory or a file it stamped changed
+    /// within [`KEPT_SCAN_MARGIN`] before `now` (or has no time), or when it
+    /// holds more than [`MAX_KEPT_SCAN_STAMPS`] stamps: the next process
+    /// scans that directory again, as it would without a record.
+    pub(crate) fn export_scans(&self, now: SystemTime) -> Vec<StoredScan> {
+        let mut records: Vec<(&Arc<str>, &ScanRecord)> = self.scanned.iter().collect();
+        records.sort_unstable_by(|a, b| b.1.used.cmp(&a.1.used).then_with(|| a.0.cmp(b.0)));
+        let mut texts = MAX_KEPT_TEXT_BYTES;
+        let mut kept: Vec<StoredScan> = records
+            .into_iter()
+            .filter_map(|(dir, record)| self.stored_scan(dir, record, now, &mut texts))
+            .take(MAX_KEPT_SCANS)
+            .collect();
+        kept.sort_unstable_by(|a, b| a.dir.cmp(&b.dir));
+        kept
+    }
+
+    /// Takes back the records of [`DiscoveryState::export_scans`], made by
+    /// an engine with these `sources`. A record that names a source the
+    /// engine does not have or replays a candidate it did not stamp is
+    /// dropped: its directory is scanned again.
+    pub(crate) fn import_scans(&mut self, scans: Vec<StoredScan>, sources: &[Arc<dyn RuleSource>]) {
+        for stored in scans {
+            let Some((dir, record, texts)) = scan_record(stored, sources.len()) else {
+                continue;
+            };
+            for (replay, text) in record.replay.iter().zip(texts) {
+                if let Some(text) = text {
+                    self.reparse(replay, &text, &*sources[replay.source]);
+                }
+            }
+            self.walks = self.walks.max(record.used);
+            self.scanned.insert(Arc::from(dir), record);
+        }
+    }
+
+    /// `record` as a snapshot keeps it, or `None` when it must not outlive
+    /// this process; its replayed rules' texts while `texts` bytes are left.
+    fn stored_scan(
+        &self,
+        dir: &str,
+        record: &ScanRecord,
+        now: SystemTime,
+        texts: &mut usize,
+    ) -> Option<StoredScan> {
+        if record.stamps.len() > MAX_KEPT_SCAN_STAMPS {
+            return None;
+        }
+        let dir_stamp = record.dir.as_ref()?;
+        let stamp = (dir_stamp.len, settled(dir_stamp, now)?);
+        let stamps = record
+            .stamps
+            .iter()
+            .map(|(path, stamp)| Some((relative(dir, path), stamp.len, settled(stamp, now)?)))
+            .collect::<Option<Vec<_>>>()?;
+        let mut replay = record
+            .replay
+            .iter()
+            .map(|item| {
+                // The stamp a replay judges with must be the one stored for it.
+                let index = record
+                    .stamps
+                    .iter()
+                    .position(|(path, stamp)| *path == item.real && *stamp == item.stamp)?;
+                let candidate = (item.candidate != item.real).then(|| item.candidate.to_string());
+                Some((item.source, index, candidate, None))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        for (kept, item) in replay.iter_mut().zip(&record.replay) {
+            kept.3 = self.kept_text(item, texts);
+        }
+        Some(StoredScan {
+            dir: dir.to_owned(),
+            stamp,
+            stamps,
+            open: record.open,
+            replay,
+            used: record.used,
+        })
+    }
+
+    /// The text to keep with a replayed candidate: the one its parse at the
+    /// same stamp kept, while `budget` bytes are left.
+    fn kept_text(&self, replay: &Replay, budget: &mut usize) -> Option<String> {
+        let (stamp, Ok(parsed)) = self.parsed.get(replay.real.as_str())? else {
+            return None;
+        };
+        let text = parsed.text.as_deref().filter(|_| *stamp == replay.stamp)?;
+        *budget = budget.checked_sub(text.len())?;
+        Some(text.to_owned())
+    }
+
+    /// Keeps the parse of a scoped rule's text stored with a record, as if
+    /// its file had been read at the replay's stamp (the record's freshness
+    /// check proves the file unchanged before the parse is used). A text
+    /// that does not parse as a scoped rule is not kept: the file is read.
+    fn reparse(&mut self, replay: &Replay, text: &str, source: &dyn RuleSource) {
+        if text.len() > MAX_KEPT_RULE_TEXT {
+            return;
+        }
+        if let Ok(mut parsed) = parse_rule(text, source)
+            && matches!(parsed.scope, RuleScope::Paths(_))
+        {
+            parsed.text = Some(text.into());
+            self.parsed.insert(
+                replay.real.to_string(),
+                (replay.stamp, Ok(Arc::new(parsed))),
+            );
+        }
+    }
+}
+
+/// The modification time of `stamp` in nanoseconds, if it is at least
+/// [`KEPT_SCAN_MARGIN`] before `now`.
+fn settled(stamp: &Stamp, now: SystemTime) -> Option<u64> {
+    let age = now.duration_since(stamp.modified?).ok()?;
+    if age < KEPT_SCAN_MARGIN {
+        return None;
+    }
+    stamp.modified_nanos()
+}
+
+/// `path` relative to `dir` when below it, else as it is.
+fn relative(dir: &str, path: &Utf8Path) -> String {
+    path.as_str()
+        .strip_prefix(dir)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(path.as_str())
+        .to_owned()
+}
+
+/// The directory, record and replayed texts `stored` keeps, or `None` when
+/// it cannot be trusted on an engine with `sources` sources.
+fn scan_record(
+    stored: StoredScan,
+    sources: usize,
+) -> Option<(String, ScanRecord, Vec<Option<String>>)> {
+    let dir = Utf8PathBuf::from(stored.dir);
+    let stamps: Vec<(Utf8PathBuf, Stamp)> = stored
+        .stamps
+        .into_iter()
+        .map(|(path, len, modified)| {
+            let path = Utf8PathBuf::from(path);
+            let path = if path.is_absolute() {
+                path
+            } else {
+                dir.join(path)
+            };
+            (path, Stamp::from_stored(len, Some(modified)))
+        })
+        .collect();
+    let mut texts = Vec::with_capacity(stored.replay.len());
+    let mut replay = Vec::with_capacity(stored.replay.len());
+    for (source, index, candidate, text) in stored.replay {
+        let (real, stamp) = stamps.get(index)?;
+        if source >= sources {
+            return None;
+        }
+        replay.push(Replay {
+            source,
+            candidate: candidate.map_or_else(|| real.clone(), Utf8PathBuf::from),
+            real: real.clone(),
+            stamp: *stamp,
+        });
+        texts.push(text);
+    }
+    let record = ScanRecord {
+        dir: Some(Stamp::from_stored(stored.stamp.0, Some(stored.stamp.1))),
+        stamps,
+        open: stored.open,
+        replay,
+        used: stored.used,
+    };
+    Some((dir.into_string(), record, texts))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::fs;
+    use std::path::Path;
+    use std::sync::Arc;
+    use std::time::{Duration, SystemTime};
+
+    use camino::Utf8Path;
+    use pretty_assertions::assert_eq;
+
+    use super::{MAX_KEPT_SCAN_STAMPS, MAX_KEPT_SCANS, MAX_KEPT_TEXT_BYTES, StoredScan};
+    use crate::{AgentsSource, ClaudeSource, Discovery, DiscoveryState, Engine, RuleSource};
+
+    /// Sets the modification time of `path` (a file or a directory) to
+    /// `secs` seconds before now: every change a test makes gets a time of
+    /// its own, so no record can miss it for sharing a clock tick with it.
+    fn set_age(path: &Path, secs: u64) {
+        let when = SystemTime::now() - Duration::from_secs(secs);
+        fs::File::open(path).unwrap().set_modified(when).unwrap();
+    }
+
+    /// Every directory and file below `root` (and `root`), aged `secs`.
+    fn age_tree(root: &Path, secs: u64) {
+        for entry in walk(root) {
+            set_age(&entry, secs);
+        }
+    }
+
+    fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+        let mut out = vec![dir.to_owned()];
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                out.extend(walk(&path));
+            } else {
+                out.push(path);
+            }
+        }
+        out
+    }
+
+    /// Scoped rules at the root and in `src/ui` (one missing every file
+    /// touched below), an import, two conventions; every time an hour old.
+    fn tree() -> (tempfile::TempDir, Engine) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".claude/rules")).unwrap();
+        fs::create_dir_all(root.join("src/ui/.claude/rules")).unwrap();
+        fs::create_dir_all(root.join("docs")).unwrap();
+        fs::write(root.join("CLAUDE.md"), "Root.\n@docs/style.md\n").unwrap();
+        fs::write(root.join("docs/style.md"), "Style.\n").unwrap();
+        fs::write(root.join("AGENTS.md"), "Agents at the root.\n").unwrap();
+        fs::write(
+            root.join(".claude/rules/tsx.md"),
+            "---\npaths: [\"src/**/*.tsx\"]\n---\nComponents.\n",
+        )
+        .unwrap();
+        fs::write(
+            root.join(".claude/rules/py.md"),
+            "---\npaths: [\"**/*.py\"]\n---\nPython.\n",
+        )
+        .unwrap();
+        fs::write(root.join("src/ui/CLAUDE.md"), "UI.\n").unwrap();
+        fs::write(
+            root.join("src/ui/.claude/rules/footer.md"),
+            "---\npaths: [\"src/ui/Footer.tsx\"]\n---\nFooter.\n",
+        )
+        .unwrap();
+        age_tree(root, 3600);
+        let sources: [Arc<dyn RuleSource>; 2] = [
+            Arc::new(ClaudeSource::default()),
+            Arc::new(AgentsSource::default()),
+        ];
+        let engine = Engine::new(root).unwrap().with_sources(sources);
+        (dir, engine)
+    }
+
+    /// An hour from now: every stamp of the tree is settled.
+    fn later() -> SystemTime {
+        SystemTime::now() + Duration::from_secs(3600)
+    }
+
+    /// What a new process restores from `state`: the loaded set and user
+    /// tiers, and, if `kept`, the scan records, through their stored form.
+    fn restored(state: &DiscoveryState, engine: &Engine, kept: bool) -> DiscoveryState {
+        let (loaded, tiers) = state.export();
+        let mut new = DiscoveryState::import(&loaded, &tiers);
+        if kept {
+            let json = serde_json::to_string(&state.export_scans(later())).unwrap();
+            let scans: Vec<StoredScan> = serde_json::from_str(&json).unwrap();
+            new.import_scans(scans, engine.sources());
+        }
+        new
+    }
+
+    /// Loaded rows in full; skipped rows by file and reason (the detail of
+    /// an `already_loaded` row names how the rule first came, which a
+    /// restored state does not know).
+    fn rows(discovery: &Discovery) -> (Vec<String>, Vec<String>) {
+        (
+            discovery
+                .loaded
+                .iter()
+                .map(|l| format!("{} {:?} {} {:?}", l.file, l.attribution, l.bytes, l.content))
+                .collect(),
+            discovery
+                .skipped
+                .iter()
+                .map(|s| format!("{} {:?}", s.file, s.reason))
+                .collect(),
+        )
+    }
+
+    fn touch(engine: &Engine, state: &mut DiscoveryState, path: &str) -> (Discovery, usize) {
+        let reads = crate::rule::READS.with(std::cell::Cell::get);
+        let discovery = engine.discover(state, Utf8Path::new(path), engine.root());
+        (
+            discovery,
+            crate::rule::READS.with(std::cell::Cell::get) - reads,
+        )
+    }
+
+    /// A state restored with the records a process kept decides what that
+    /// process decides next, and injects what a state restored without
+    /// them injects, through edits of rules, new rules and removed ones;
+    /// where nothing changed it reads no rule file.
+    #[test]
+    fn a_restored_state_decides_what_the_process_that_kept_it_decides() {
+        let (dir, engine) = tree();
+        let root = dir.path().to_owned();
+        type Edit = fn(&Path);
+        let steps: [(&str, Option<Edit>, bool); 9] = [
+            ("src/ui/README.md", None, false),
+            ("src/ui/Card.tsx", None, false),
+            ("src/ui/Card.tsx", None, true),
+            ("src/ui/Footer.tsx", None, false),
+            (
+                "src/ui/List.tsx",
+                Some(|root| {
+                    // A scoped rule's scope widened (a different size).
+                    fs::write(
+                        root.join(".claude/rules/py.md"),
+                        "---\npaths: [\"**/*.py\", \"**/*.tsx\"]\n---\nPython.\n",
+                    )
+                    .unwrap();
+                    set_age(&root.join(".claude/rules/py.md"), 1800);
+                }),
+                false,
+            ),
+            (
+                "src/ui/forms/Input.tsx",
+                Some(|root| {
+                    // A new directory with a rule, below a scanned one.
+                    fs::create_dir_all(root.join("src/ui/forms")).unwrap();
+                    fs::write(root.join("src/ui/forms/AGENTS.md"), "Forms.\n").unwrap();
+                    set_age(&root.join("src/ui/forms/AGENTS.md"), 1700);
+                    set_age(&root.join("src/ui/forms"), 1700);
+                    set_age(&root.join("src/ui"), 1700);
+                }),
+                false,
+            ),
+            (
+                "src/ui/Menu.tsx",
+                Some(|root| {
+                    // A new rule in a scanned directory.
+                    fs::write(root.join("src/ui/AGENTS.md"), "UI agents.\n").unwrap();
+                    set_age(&root.join("src/ui/AGENTS.md"), 1600);
+                    set_age(&root.join("src/ui"), 1600);
+                }),
+                false,
+            ),
+            (
+                "src/ui/Menu.tsx",
+                Some(|root| {
+                    // A rule's text changed, its size and time with it.
+                    fs::write(root.join("src/ui/CLAUDE.md"), "UI, changed.\n").unwrap();
+                    set_age(&root.join("src/ui/CLAUDE.md"), 1500);
+                }),
+                false,
+            ),
+            ("src/ui/Tab.tsx", None, true),
+        ];
+        let mut process = DiscoveryState::default();
+        for (path, edit, no_reads) in steps {
+            if let Some(edit) = edit {
+                edit(&root);
+            }
+            let mut kept = restored(&process, &engine, true);
+            let mut bare = restored(&process, &engine, false);
+            let (from_kept, reads) = touch(&engine, &mut kept, path);
+            let (from_process, _) = touch(&engine, &mut process, path);
+            let (from_bare, _) = touch(&engine, &mut bare, path);
+            assert_eq!(rows(&from_kept), rows(&from_process), "{path}");
+            assert_eq!(rows(&from_kept).0, rows(&from_bare).0, "{path}");
+            if no_reads {
+                assert_eq!(reads, 0, "{path}: rules were read again");
+            }
+        }
+        assert!(!process.scanned.is_empty());
+    }
+
+    /// What the engine skips from a kept record: the directory's candidates
+    /// are not probed again, the replayed scoped rules are not read.
+    #[test]
+    fn kept_records_spare_the_probes_and_the_reads() {
+        let (_dir, engine) = tree();
+        let mut process = DiscoveryState::default();
+        touch(&engine, &mut process, "src/ui/Card.tsx");
+        let (_, reads) = touch(
+            &engine,
+            &mut restored(&process, &engine, true),
+            "src/ui/List.tsx",
+        );
+        assert_eq!(reads, 0);
+        // Without the records, the scoped rules that missed are read again.
+        let (_, reads) = touch(
+            &engine,
+            &mut restored(&process, &engine, false),
+            "src/ui/List.tsx",
+        );
+        assert_eq!(reads, 2, "py.md and footer.md");
+    }
+
+    /// A record whose directory or files changed within the margin before
+    /// the snapshot is not kept; one older is.
+    #[test]
+    fn a_record_of_a_just_changed_directory_is_not_kept() {
+        let (dir, engine) = tree();
+        let mut process = DiscoveryState::default();
+        touch(&engine, &mut process, "src/ui/Card.tsx");
+        let now = SystemTime::now();
+        let dirs = |scans: &[StoredScan]| -> Vec<String> {
+            scans.iter().map(|s| s.dir.clone()).collect::<Vec<_>>()
+        };
+        let all = dirs(&process.export_scans(now));
+        assert_eq!(all.len(), 3, "{all:?}");
+        // The tree is an hour old; now a file in src/ui changes.
+        fs::write(dir.path().join("src/ui/CLAUDE.md"), "UI, changed.\n").unwrap();
+        touch(&engine, &mut process, "src/ui/Card.tsx");
+        let kept = dirs(&process.export_scans(SystemTime::now()));
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(kept.iter().all(|d| !d.ends_with("/src/ui")), "{kept:?}");
+        // Two seconds later it would be kept.
+        let kept = dirs(&process.export_scans(SystemTime::now() + Duration::from_secs(2)));
+        assert_eq!(kept, all);
+        // One tick under the margin, not.
+        let modified = fs::metadata(dir.path().join("src/ui/CLAUDE.md"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        let just_under = modified + super::KEPT_SCAN_MARGIN - Duration::from_nanos(1);
+        assert_eq!(dirs(&process.export_scans(just_under)).len(), 2);
+        assert_eq!(
+            dirs(&process.export_scans(modified + super::KEPT_SCAN_MARGIN)).len(),
+            3
+        );
+    }
+
+    /// At most [`MAX_KEPT_SCANS`] records are kept: the ones used last.
+    #[test]
+    fn only_the_records_used_last_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for i in 0..MAX_KEPT_SCANS + 6 {
+            fs::create_dir_all(root.join(format!("d{i:03}"))).unwrap();
+        }
+        age_tree(root, 3600);
+        let engine = Engine::new(root).unwrap();
+        let mut process = DiscoveryState::default();
+        for i in 0..MAX_KEPT_SCANS + 6 {
+            touch(&engine, &mut process, &format!("d{i:03}/a.rs"));
+        }
+        // The root was used by every walk; the first directories not since.
+        touch(&engine, &mut process, "d000/b.rs");
+        let kept: Vec<String> = process
+            .export_scans(later())
+            .into_iter()
+            .map(|s| s.dir)
+            .collect();
+        assert_eq!(kept.len(), MAX_KEPT_SCANS);
+        let name = |i: usize| format!("{}/d{i:03}", engine.root());
+        assert!(kept.contains(&engine.root().to_string()));
+        assert!(kept.contains(&name(0)), "used last");
+        // Seventy-one records: the root, d000, and d008 to d069 stay.
+        assert!(!kept.contains(&name(1)) && !kept.contains(&name(7)));
+        assert!(kept.contains(&name(8)) && kept.contains(&name(MAX_KEPT_SCANS + 5)));
+        // Sorted by directory, so that a snapshot does not churn.
+        let mut sorted = kept.clone();
+        sorted.sort();
+        assert_eq!(kept, sorted);
+    }
+
+    /// A record of more stamps than [`MAX_KEPT_SCAN_STAMPS`] is not kept.
+    #[test]
+    fn a_record_of_too_many_stamps_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".claude/rules")).unwrap();
+        fs::create_dir_all(root.join("big/.claude/rules")).unwrap();
+        // The root's record stamps `.claude`, `.claude/rules` and its rules.
+        for i in 0..MAX_KEPT_SCAN_STAMPS - 2 {
+            let rule = "---\npaths: [\"**/*.py\"]\n---\nPython.\n";
+            fs::write(root.join(format!(".claude/rules/r{i:03}.md")), rule).unwrap();
+            fs::write(root.join(format!("big/.claude/rules/r{i:03}.md")), rule).unwrap();
+        }
+        fs::write(root.join("big/.claude/rules/one-more.md"), "More.\n").unwrap();
+        age_tree(root, 3600);
+        let engine = Engine::new(root).unwrap();
+        let mut process = DiscoveryState::default();
+        touch(&engine, &mut process, "big/a.rs");
+        let records = |state: &DiscoveryState| {
+            state
+                .scanned
+                .iter()
+                .map(|(dir, record)| (dir.to_string(), record.stamps.len()))
+                .collect::<std::collections::BTreeMap<_, _>>()
+        };
+        let all = records(&process);
+        assert_eq!(all[engine.root().as_str()], MAX_KEPT_SCAN_STAMPS);
+        assert_eq!(
+            all[&format!("{}/big", engine.root())],
+            MAX_KEPT_SCAN_STAMPS + 1
+        );
+        let kept: Vec<String> = process
+            .export_scans(later())
+            .into_iter()
+            .map(|s| s.dir)
+            .collect();
+        assert_eq!(kept, [engine.root().to_string()]);
+    }
+
+    /// Rule texts are kept while [`MAX_KEPT_TEXT_BYTES`] last; the records
+    /// whose texts did not fit are kept without them, and their rules are
+    /// read by the next process.
+    #[test]
+    fn rule_texts_are_kept_within_their_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join(".claude/rules")).unwrap();
+        let body = "x".repeat(4000);
+        let rules = MAX_KEPT_TEXT_BYTES / 4000 + 2;
+        for i in 0..rules {
+            let rule = format!("---\npaths: [\"**/*.py\"]\n---\n{body}\n");
+            fs::write(root.join(format!(".claude/rules/r{i:02}.md")), rule).unwrap();
+        }
+        age_tree(root, 3600);
+        let engine = Engine::new(root).unwrap();
+        let mut process = DiscoveryState::default();
+        touch(&engine, &mut process, "a.rs");
+        let scans = process.export_scans(later());
+        assert_eq!(scans.len(), 1);
+        let texts: Vec<usize> = scans[0]
+            .replay
+            .iter()
+            .filter_map(|item| item.3.as_ref().map(String::len))
+            .collect();
+        assert_eq!(texts.len(), rules - 2, "{texts:?}");
+        assert!(texts.iter().sum::<usize>() <= MAX_KEPT_TEXT_BYTES);
+        assert_eq!(scans[0].replay.len(), rules);
+        let (_, reads) = touch(&engine, &mut restored(&process, &engine, true), "b.rs");
+        assert_eq!(reads, 2);
+    }
+
+    /// A stored record that names a source the engine does not have, or a
+    /// stamp it does not hold, is dropped; the others are taken.
+    #[test]
+    fn a_record_naming_what_the_engine_lacks_is_dropped() {
+        let (_dir, engine) = tree();
+        let root = engine.root();
+        let json = |source: usize, index: usize| {
+            format!(
+                r#"[{{"dir":"{root}","stamp":[4096,1],"stamps":[["CLAUDE.md",1,1]],"open":true,"replay":[[{source},{index},null,null]],"used":3}},
+                    {{"dir":"{root}/src","stamp":[4096,1],"used":2}}]"#
+            )
+        };
+        for (source, index, taken) in [(1, 0, 2), (2, 0, 1), (0, 1, 1), (0, 0, 2)] {
+            let scans: Vec<StoredScan> = serde_json::from_str(&json(source, index)).unwrap();
+            let mut state = DiscoveryState::default();
+            state.import_scans(scans, engine.sources());
+            assert_eq!(state.scanned.len(), taken, "{source} {index}");
+            assert_eq!(state.walks, if taken == 2 { 3 } else { 2 });
+        }
+    }
+
+    /// A stamp below the record's directory is stored relative to it, any
+    /// other as it is, and both come back whole.
+    #[test]
+    fn stamps_are_stored_relative_to_their_directory() {
+        assert_eq!(
+            super::relative("/r/a", Utf8Path::new("/r/a/CLAUDE.md")),
+            "CLAUDE.md"
+        );
+        assert_eq!(
+            super::relative("/r/a", Utf8Path::new("/r/a/.claude/rules")),
+            ".claude/rules"
+        );
+        assert_eq!(
+            super::relative("/r/a", Utf8Path::new("/r/ab/CLAUDE.md")),
+            "/r/ab/CLAUDE.md"
+        );
+        assert_eq!(super::relative("/r/a", Utf8Path::new("/r/a")), "/r/a");
+        assert_eq!(
+            super::relative("/r/a", Utf8Path::new("/s/CLAUDE.md")),
+            "/s/CLAUDE.md"
+        );
+        let stored: StoredScan = serde_json::from_str(
+            r#"{"dir":"/r/a","stamp":[1,2],"stamps":[["CLAUDE.md",3,4],["/s/x.md",5,6]]}"#,
+        )
+        .unwrap();
+        let (dir, record, _) = super::scan_record(stored, 1).unwrap();
+        assert_eq!(dir, "/r/a");
+        let paths: Vec<&str> = record.stamps.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["/r/a/CLAUDE.md", "/s/x.md"]);
+        assert_eq!(record.stamps[1].1.len, 5);
+        assert!(!record.open && record.replay.is_empty());
+    }
+
+    /// A session keeps its records in its snapshot only when its
+    /// configuration asks, and takes them back only under the same key, on
+    /// an engine of the same layout.
+    #[test]
+    fn a_session_takes_back_its_records_only_under_the_same_layout() {
+        use crate::{Session, SessionConfig, SessionSnapshot};
+        let (_dir, engine) = tree();
+        let engine = Arc::new(engine);
+        let root = engine.root().to_owned();
+        let keyed = SessionConfig::new().with_scan_records("claude-code native=false");
+        let mut first = Session::new(Arc::clone(&engine), keyed.clone());
+        first.touch("src/ui/Card.tsx".into(), &root);
+        let stored = serde_json::to_value(first.snapshot()).unwrap();
+        assert_eq!(stored["scans"]["records"].as_array().unwrap().len(), 3);
+        let plain = Session::new(Arc::clone(&engine), SessionConfig::new());
+        let json = serde_json::to_value(plain.snapshot()).unwrap();
+        assert!(json.get("scans").is_none(), "{json}");
+
+        let restore = |engine: &Arc<Engine>, config: &SessionConfig| {
+            let snapshot: SessionSnapshot = serde_json::from_value(stored.clone()).unwrap();
+            Session::restore(Arc::clone(engine), config.clone(), snapshot)
+                .unwrap()
+                .state()
+                .scanned
+                .len()
+        };
+        assert_eq!(restore(&engine, &keyed), 3);
+        assert_eq!(restore(&engine, &SessionConfig::new()), 0);
+        let other_key = SessionConfig::new().with_scan_records("codex native=false");
+        assert_eq!(restore(&engine, &other_key), 0);
+        // Another convention, or the same ones in another order.
+        let swapped: [Arc<dyn RuleSource>; 2] = [
+            Arc::new(AgentsSource::default()),
+            Arc::new(ClaudeSource::default()),
+        ];
+        let other = Arc::new(Engine::new(engine.root()).unwrap().with_sources(swapped));
+        assert_eq!(restore(&other, &keyed), 0);
+        let capped = Engine::new(engine.root()).unwrap().with_max_rule_bytes(100);
+        let capped = Arc::new(capped.with_sources(engine.sources().iter().cloned()));
+        assert_eq!(restore(&capped, &keyed), 0);
+        let same = Engine::new(engine.root())
+            .unwrap()
+            .with_sources(engine.sources().iter().cloned());
+        assert_eq!(restore(&Arc::new(same), &keyed), 3);
+    }
+}
