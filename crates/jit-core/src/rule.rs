@@ -269,16 +269,12 @@ pub(crate) struct ParsedRule {
     pub(crate) warnings: Vec<String>,
     /// The frontmatter's `description:`, for the rule index.
     pub(crate) description: Option<String>,
-    /// The file's text as read, kept for a scoped rule of at most
-    /// [`MAX_KEPT_RULE_TEXT`] bytes only: a session snapshot that keeps scan
-    /// records stores it with the record that judges the rule again, so
-    /// that the next process parses it from there instead of reading the
-    /// file, which the record's stamp proves unchanged.
-    pub(crate) text: Option<Box<str>>,
+    /// Only the scope is known: it came with a scan record a session
+    /// snapshot kept, and the body, warnings and description are empty. A
+    /// touch the scope misses is decided from it; one it matches reads the
+    /// file.
+    pub(crate) scope_only: bool,
 }
-
-/// The largest scoped rule whose text a parse keeps ([`ParsedRule::text`]).
-pub(crate) const MAX_KEPT_RULE_TEXT: usize = 4 * 1024;
 
 #[derive(Debug)]
 pub(crate) enum RuleScope {
@@ -368,11 +364,7 @@ pub(crate) fn read_opened(
             format!("not valid UTF-8: {}", err.utf8_error()),
         )
     })?;
-    let mut parsed = parse_rule(&text, source)?;
-    if matches!(parsed.scope, RuleScope::Paths(_)) && text.len() <= MAX_KEPT_RULE_TEXT {
-        parsed.text = Some(text.into_boxed_str());
-    }
-    Ok(Arc::new(parsed))
+    parse_rule(&text, source).map(Arc::new)
 }
 
 #[cfg(test)]
@@ -407,7 +399,7 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
                 scope: RuleScope::Excluded(why),
                 warnings,
                 description,
-                text: None,
+                scope_only: false,
             });
         }
         None => source.scope(&parsed.frontmatter),
@@ -435,11 +427,11 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
         scope,
         warnings,
         description,
-        text: None,
+        scope_only: false,
     })
 }
 
-fn compile_scope(globs: &[String]) -> Result<RuleScope, Rejection> {
+pub(crate) fn compile_scope(globs: &[String]) -> Result<RuleScope, Rejection> {
     check_scope_limits(globs)?;
     let compiled = CompiledScope::new(globs)
         .map_err(|err| Rejection::new(SkipReason::InvalidFrontmatter, err.to_string()))?;

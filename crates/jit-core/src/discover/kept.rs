@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::state::{DiscoveryState, Replay, ScanRecord};
 use crate::rule::source::RuleSource;
-use crate::rule::{MAX_KEPT_RULE_TEXT, RuleScope, Stamp, parse_rule};
+use crate::rule::{ParsedRule, RuleScope, Stamp, compile_scope};
 
 /// How long before a snapshot a kept record's directory and files must have
 /// last changed. A file's times are as coarse as the kernel's clock tick (a
@@ -25,8 +25,8 @@ pub const MAX_KEPT_SCANS: usize = 64;
 /// hundreds of files) is scanned again by the next process instead.
 pub(crate) const MAX_KEPT_SCAN_STAMPS: usize = 256;
 
-/// The most bytes of rule text one snapshot keeps with its records.
-pub(crate) const MAX_KEPT_TEXT_BYTES: usize = 32 * 1024;
+/// The most bytes of scope patterns one snapshot keeps with its records.
+pub(crate) const MAX_KEPT_SCOPE_BYTES: usize = 16 * 1024;
 
 /// A scan record as a snapshot keeps it ([`DiscoveryState::export_scans`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,14 +45,22 @@ pub(crate) struct StoredScan {
     open: bool,
     /// The candidates an open record judges again, in order: its source's
     /// index among the engine's sources, the index of its real path in
-    /// `stamps`, the candidate when it is not its own real path, and its
-    /// text when it is a small scoped rule (parsed from here, not read).
+    /// `stamps`, the candidate when it is not its own real path, and the
+    /// patterns of its scope when it is a scoped rule (a touch they miss is
+    /// decided without reading the file).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    replay: Vec<(usize, usize, Option<String>, Option<String>)>,
+    replay: Vec<StoredReplay>,
     /// The walk that made or last trusted it.
     #[serde(default)]
     used: u64,
 }
+
+/// A replayed candidate of a [`StoredScan`] (see there), stored as a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct StoredReplay(usize, usize, Option<String>, Option<Patterns>);
+
+/// A scope's patterns.
+type Patterns = Vec<String>;
 
 impl DiscoveryState {
     /// The scan records worth keeping for a later process: at most
@@ -64,10 +72,10 @@ impl DiscoveryState {
     pub(crate) fn export_scans(&self, now: SystemTime) -> Vec<StoredScan> {
         let mut records: Vec<(&Arc<str>, &ScanRecord)> = self.scanned.iter().collect();
         records.sort_unstable_by(|a, b| b.1.used.cmp(&a.1.used).then_with(|| a.0.cmp(b.0)));
-        let mut texts = MAX_KEPT_TEXT_BYTES;
+        let mut scopes = MAX_KEPT_SCOPE_BYTES;
         let mut kept: Vec<StoredScan> = records
             .into_iter()
-            .filter_map(|(dir, record)| self.stored_scan(dir, record, now, &mut texts))
+            .filter_map(|(dir, record)| self.stored_scan(dir, record, now, &mut scopes))
             .take(MAX_KEPT_SCANS)
             .collect();
         kept.sort_unstable_by(|a, b| a.dir.cmp(&b.dir));
@@ -80,12 +88,12 @@ impl DiscoveryState {
     /// dropped: its directory is scanned again.
     pub(crate) fn import_scans(&mut self, scans: Vec<StoredScan>, sources: &[Arc<dyn RuleSource>]) {
         for stored in scans {
-            let Some((dir, record, texts)) = scan_record(stored, sources.len()) else {
+            let Some((dir, record, scopes)) = scan_record(stored, sources.len()) else {
                 continue;
             };
-            for (replay, text) in record.replay.iter().zip(texts) {
-                if let Some(text) = text {
-                    self.reparse(replay, &text, &*sources[replay.source]);
+            for (replay, patterns) in record.replay.iter().zip(scopes) {
+                if let Some(patterns) = patterns {
+                    self.keep_scope(replay, &patterns);
                 }
             }
             self.walks = self.walks.max(record.used);
@@ -94,13 +102,13 @@ impl DiscoveryState {
     }
 
     /// `record` as a snapshot keeps it, or `None` when it must not outlive
-    /// this process; its replayed rules' texts while `texts` bytes are left.
+    /// this process; its replayed rules' scopes while `scopes` bytes are left.
     fn stored_scan(
         &self,
         dir: &str,
         record: &ScanRecord,
         now: SystemTime,
-        texts: &mut usize,
+        scopes: &mut usize,
     ) -> Option<StoredScan> {
         if record.stamps.len() > MAX_KEPT_SCAN_STAMPS {
             return None;
@@ -117,16 +125,19 @@ impl DiscoveryState {
             .iter()
             .map(|item| {
                 // The stamp a replay judges with must be the one stored for it.
+                // (Compared as text: a path's `==` walks its components.)
+                let real = item.real.as_str();
                 let index = record
                     .stamps
                     .iter()
-                    .position(|(path, stamp)| *path == item.real && *stamp == item.stamp)?;
-                let candidate = (item.candidate != item.real).then(|| item.candidate.to_string());
-                Some((item.source, index, candidate, None))
+                    .position(|(path, stamp)| path.as_str() == real && *stamp == item.stamp)?;
+                let candidate =
+                    (item.candidate.as_str() != real).then(|| item.candidate.to_string());
+                Some(StoredReplay(item.source, index, candidate, None))
             })
             .collect::<Option<Vec<_>>>()?;
         for (kept, item) in replay.iter_mut().zip(&record.replay) {
-            kept.3 = self.kept_text(item, texts);
+            kept.3 = self.kept_scope(item, scopes);
         }
         Some(StoredScan {
             dir: dir.to_owned(),
@@ -138,29 +149,39 @@ impl DiscoveryState {
         })
     }
 
-    /// The text to keep with a replayed candidate: the one its parse at the
-    /// same stamp kept, while `budget` bytes are left.
-    fn kept_text(&self, replay: &Replay, budget: &mut usize) -> Option<String> {
+    /// The scope patterns to keep with a replayed candidate: those of its
+    /// parse at the same stamp, when it is a scoped rule, while `budget`
+    /// bytes are left.
+    fn kept_scope(&self, replay: &Replay, budget: &mut usize) -> Option<Patterns> {
         let (stamp, Ok(parsed)) = self.parsed.get(replay.real.as_str())? else {
             return None;
         };
-        let text = parsed.text.as_deref().filter(|_| *stamp == replay.stamp)?;
-        *budget = budget.checked_sub(text.len())?;
-        Some(text.to_owned())
+        let RuleScope::Paths(compiled) = &parsed.scope else {
+            return None;
+        };
+        if *stamp != replay.stamp {
+            return None;
+        }
+        let patterns = compiled.patterns();
+        *budget = budget.checked_sub(patterns.iter().map(String::len).sum())?;
+        Some(patterns.to_vec())
     }
 
-    /// Keeps the parse of a scoped rule's text stored with a record, as if
-    /// its file had been read at the replay's stamp (the record's freshness
-    /// check proves the file unchanged before the parse is used). A text
-    /// that does not parse as a scoped rule is not kept: the file is read.
-    fn reparse(&mut self, replay: &Replay, text: &str, source: &dyn RuleSource) {
-        if text.len() > MAX_KEPT_RULE_TEXT {
-            return;
-        }
-        if let Ok(mut parsed) = parse_rule(text, source)
-            && matches!(parsed.scope, RuleScope::Paths(_))
-        {
-            parsed.text = Some(text.into());
+    /// Keeps the scope stored with a record as the parse of its rule at the
+    /// replay's stamp (the record's freshness check proves the file
+    /// unchanged before it is used): a touch it misses is decided from it,
+    /// one it matches reads the file. Patterns that do not compile are not
+    /// kept: the file is read.
+    fn keep_scope(&mut self, replay: &Replay, patterns: &[String]) {
+        if let Ok(scope) = compile_scope(patterns) {
+            let parsed = ParsedRule {
+                body: String::new(),
+                frontmatter: true,
+                scope,
+                warnings: Vec::new(),
+                description: None,
+                scope_only: true,
+            };
             self.parsed.insert(
                 replay.real.to_string(),
                 (replay.stamp, Ok(Arc::new(parsed))),
@@ -189,12 +210,12 @@ fn relative(dir: &str, path: &Utf8Path) -> String {
         .to_owned()
 }
 
-/// The directory, record and replayed texts `stored` keeps, or `None` when
-/// it cannot be trusted on an engine with `sources` sources.
+/// The directory, record and replayed scopes `stored` keeps, or `None`
+/// when it cannot be trusted on an engine with `sources` sources.
 fn scan_record(
     stored: StoredScan,
     sources: usize,
-) -> Option<(String, ScanRecord, Vec<Option<String>>)> {
+) -> Option<(String, ScanRecord, Vec<Option<Patterns>>)> {
     let dir = Utf8PathBuf::from(stored.dir);
     let stamps: Vec<(Utf8PathBuf, Stamp)> = stored
         .stamps
@@ -209,9 +230,9 @@ fn scan_record(
             (path, Stamp::from_stored(len, Some(modified)))
         })
         .collect();
-    let mut texts = Vec::with_capacity(stored.replay.len());
+    let mut scopes = Vec::with_capacity(stored.replay.len());
     let mut replay = Vec::with_capacity(stored.replay.len());
-    for (source, index, candidate, text) in stored.replay {
+    for StoredReplay(source, index, candidate, patterns) in stored.replay {
         let (real, stamp) = stamps.get(index)?;
         if source >= sources {
             return None;
@@ -222,7 +243,7 @@ fn scan_record(
             real: real.clone(),
             stamp: *stamp,
         });
-        texts.push(text);
+        scopes.push(patterns);
     }
     let record = ScanRecord {
         dir: Some(Stamp::from_stored(stored.stamp.0, Some(stored.stamp.1))),
@@ -231,7 +252,7 @@ fn scan_record(
         replay,
         used: stored.used,
     };
-    Some((dir.into_string(), record, texts))
+    Some((dir.into_string(), record, scopes))
 }
 
 #[cfg(test)]
@@ -246,7 +267,7 @@ mod tests {
     use camino::Utf8Path;
     use pretty_assertions::assert_eq;
 
-    use super::{MAX_KEPT_SCAN_STAMPS, MAX_KEPT_SCANS, MAX_KEPT_TEXT_BYTES, StoredScan};
+    use super::{MAX_KEPT_SCAN_STAMPS, MAX_KEPT_SCANS, MAX_KEPT_SCOPE_BYTES, StoredScan};
     use crate::{AgentsSource, ClaudeSource, Discovery, DiscoveryState, Engine, RuleSource};
 
     /// Sets the modification time of `path` (a file or a directory) to
@@ -567,18 +588,23 @@ mod tests {
         assert_eq!(kept, [engine.root().to_string()]);
     }
 
-    /// Rule texts are kept while [`MAX_KEPT_TEXT_BYTES`] last; the records
-    /// whose texts did not fit are kept without them, and their rules are
-    /// read by the next process.
+    /// Scopes are kept while [`MAX_KEPT_SCOPE_BYTES`] last; a record whose
+    /// scopes did not all fit is kept without them, and those rules are read
+    /// by the next process.
     #[test]
-    fn rule_texts_are_kept_within_their_budget() {
+    fn scopes_are_kept_within_their_budget() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         fs::create_dir_all(root.join(".claude/rules")).unwrap();
-        let body = "x".repeat(4000);
-        let rules = MAX_KEPT_TEXT_BYTES / 4000 + 2;
+        // Two patterns of 1,000 bytes each per rule.
+        let pattern = |i: usize, p: usize| format!("{i:02}{p}{}/**", "x".repeat(995));
+        let rules = MAX_KEPT_SCOPE_BYTES / 2000 + 2;
         for i in 0..rules {
-            let rule = format!("---\npaths: [\"**/*.py\"]\n---\n{body}\n");
+            let rule = format!(
+                "---\npaths: [\"{}\", \"{}\"]\n---\nDeep.\n",
+                pattern(i, 0),
+                pattern(i, 1)
+            );
             fs::write(root.join(format!(".claude/rules/r{i:02}.md")), rule).unwrap();
         }
         age_tree(root, 3600);
@@ -587,16 +613,36 @@ mod tests {
         touch(&engine, &mut process, "a.rs");
         let scans = process.export_scans(later());
         assert_eq!(scans.len(), 1);
-        let texts: Vec<usize> = scans[0]
+        let kept: Vec<usize> = scans[0]
             .replay
             .iter()
-            .filter_map(|item| item.3.as_ref().map(String::len))
+            .filter_map(|item| item.3.as_ref().map(|p| p.iter().map(String::len).sum()))
             .collect();
-        assert_eq!(texts.len(), rules - 2, "{texts:?}");
-        assert!(texts.iter().sum::<usize>() <= MAX_KEPT_TEXT_BYTES);
+        assert_eq!(kept.len(), rules - 2, "{kept:?}");
+        assert!(kept.iter().sum::<usize>() <= MAX_KEPT_SCOPE_BYTES);
         assert_eq!(scans[0].replay.len(), rules);
         let (_, reads) = touch(&engine, &mut restored(&process, &engine, true), "b.rs");
         assert_eq!(reads, 2);
+    }
+
+    /// A kept scope that a touch matches reads the rule: its body is
+    /// injected whole, as from a state that kept nothing.
+    #[test]
+    fn a_kept_scope_that_matches_reads_its_rule() {
+        let (_dir, engine) = tree();
+        let mut process = DiscoveryState::default();
+        touch(&engine, &mut process, "src/ui/Card.tsx");
+        let mut kept = restored(&process, &engine, true);
+        let (found, reads) = touch(&engine, &mut kept, "tools/run.py");
+        let (bare, _) = touch(
+            &engine,
+            &mut restored(&process, &engine, false),
+            "tools/run.py",
+        );
+        assert_eq!(rows(&found), rows(&bare));
+        assert_eq!(found.loaded.len(), 1);
+        assert_eq!(found.loaded[0].content, "Python.\n");
+        assert_eq!(reads, 1, "py.md, read once its kept scope matched");
     }
 
     /// A stored record that names a source the engine does not have, or a

@@ -682,12 +682,25 @@ impl<'a> DirScan<'a> {
         if previous == Some(stamp) {
             return self.skip_unchanged(source, candidate, real);
         }
-        let Some(parsed) = self.parsed(source, candidate, real, meta, stamp) else {
+        let Some(mut parsed) = self.parsed(source, candidate, real, meta, stamp) else {
             return;
         };
-        let Some((attribution, scope, detail)) = self.attribution(candidate, &parsed.scope) else {
+        let Some(mut found) = self.attribution(candidate, &parsed.scope) else {
             return;
         };
+        if parsed.scope_only {
+            // Only its scope came with a kept scan record: it matched, and
+            // loading it needs the file.
+            self.state.parsed.remove(real.as_str());
+            let Some(full) = self.parsed(source, candidate, real, meta, stamp) else {
+                return;
+            };
+            let Some(again) = self.attribution(candidate, &full.scope) else {
+                return;
+            };
+            (parsed, found) = (full, again);
+        }
+        let (attribution, scope, detail) = found;
         let tier = self.tier_of(source, candidate);
         let mut warnings = parsed.warnings.clone();
         let mut block = Block {
