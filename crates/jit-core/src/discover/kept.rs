@@ -83,11 +83,13 @@ impl DiscoveryState {
     }
 
     /// Takes back the records of [`DiscoveryState::export_scans`], made by
-    /// an engine with these `sources`. A record that names a source the
-    /// engine does not have or replays a candidate it did not stamp is
-    /// dropped: its directory is scanned again.
+    /// an engine with these `sources`, within the bounds the export keeps
+    /// (a state written by hand may hold more). A record that names a
+    /// source the engine does not have, replays a candidate it did not
+    /// stamp or holds too many stamps is dropped: its directory is scanned
+    /// again.
     pub(crate) fn import_scans(&mut self, scans: Vec<StoredScan>, sources: &[Arc<dyn RuleSource>]) {
-        for stored in scans {
+        for stored in scans.into_iter().take(MAX_KEPT_SCANS) {
             let Some((dir, record, scopes)) = scan_record(stored, sources.len()) else {
                 continue;
             };
@@ -216,6 +218,9 @@ fn scan_record(
     stored: StoredScan,
     sources: usize,
 ) -> Option<(String, ScanRecord, Vec<Option<Patterns>>)> {
+    if stored.stamps.len() > MAX_KEPT_SCAN_STAMPS || stored.replay.len() > stored.stamps.len() {
+        return None;
+    }
     let dir = Utf8PathBuf::from(stored.dir);
     let stamps: Vec<(Utf8PathBuf, Stamp)> = stored
         .stamps
@@ -664,6 +669,38 @@ mod tests {
             assert_eq!(state.scanned.len(), taken, "{source} {index}");
             assert_eq!(state.walks, if taken == 2 { 3 } else { 2 });
         }
+    }
+
+    /// A state written by hand is taken within the export's bounds: the
+    /// first [`MAX_KEPT_SCANS`] records, none of more stamps than
+    /// [`MAX_KEPT_SCAN_STAMPS`] or of more replayed candidates than stamps.
+    #[test]
+    fn a_stored_state_is_taken_within_the_bounds_of_the_export() {
+        let (_dir, engine) = tree();
+        let record = |i: usize, stamps: usize, replays: usize| {
+            let stamps: Vec<String> = (0..stamps).map(|s| format!(r#"["f{s}",1,1]"#)).collect();
+            let replays: Vec<String> = (0..replays).map(|_| "[0,0,null,null]".to_owned()).collect();
+            format!(
+                r#"{{"dir":"/d{i}","stamp":[1,1],"stamps":[{}],"replay":[{}]}}"#,
+                stamps.join(","),
+                replays.join(",")
+            )
+        };
+        let import = |records: Vec<String>| {
+            let scans: Vec<StoredScan> =
+                serde_json::from_str(&format!("[{}]", records.join(","))).unwrap();
+            let mut state = DiscoveryState::default();
+            state.import_scans(scans, engine.sources());
+            state.scanned.len()
+        };
+        assert_eq!(
+            import((0..MAX_KEPT_SCANS + 6).map(|i| record(i, 1, 0)).collect()),
+            MAX_KEPT_SCANS
+        );
+        assert_eq!(import(vec![record(0, MAX_KEPT_SCAN_STAMPS, 1)]), 1);
+        assert_eq!(import(vec![record(0, MAX_KEPT_SCAN_STAMPS + 1, 1)]), 0);
+        assert_eq!(import(vec![record(0, 2, 2)]), 1);
+        assert_eq!(import(vec![record(0, 2, 3)]), 0);
     }
 
     /// A stamp below the record's directory is stored relative to it, any
