@@ -207,14 +207,22 @@ fn describe(value: &Value) -> &'static str {
 /// Drops `./`, blanks and duplicates (the first of each is kept, in order);
 /// an empty result is [`Patterns::Empty`]. Linear in the number of patterns.
 fn finish(items: Vec<String>) -> Patterns {
-    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
+    // A scope lists a few patterns: below this many, a duplicate is looked
+    // for among those kept, without hashing every pattern.
+    const FEW: usize = 16;
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut out: Vec<String> = Vec::with_capacity(items.len());
     for item in &items {
         let mut p = item.trim();
         while let Some(rest) = p.strip_prefix("./") {
             p = rest;
         }
-        if !p.is_empty() && seen.insert(p) {
+        let new = if items.len() <= FEW {
+            !out.iter().any(|kept| kept == p)
+        } else {
+            seen.insert(p)
+        };
+        if !p.is_empty() && new {
             out.push(p.to_owned());
         }
     }
@@ -227,6 +235,16 @@ fn finish(items: Vec<String>) -> Patterns {
 
 /// Splits `a, {b,c}/**, d` on the commas that are outside brace and bracket sets.
 pub(crate) fn split_patterns(s: &str) -> Vec<String> {
+    if !s.contains(',') {
+        // Nothing to split at: the one pattern, trimmed (what the loop
+        // below makes of it, without copying it a character at a time).
+        let one = s.trim();
+        return if one.is_empty() {
+            Vec::new()
+        } else {
+            vec![one.to_owned()]
+        };
+    }
     let mut out = Vec::new();
     let mut depth_brace = 0usize;
     let mut depth_bracket = 0usize;
@@ -978,6 +996,21 @@ mod tests {
             ] {
                 assert!(!said.contains(internal), "{text:?}: {said}");
             }
+        }
+    }
+
+    #[test]
+    fn a_pattern_without_commas_is_one_pattern_trimmed() {
+        for (text, want) in [
+            ("src/**", vec!["src/**"]),
+            ("  {a b}/[x y]/**  ", vec!["{a b}/[x y]/**"]),
+            ("a\\b", vec!["a\\b"]),
+            ("   ", vec![]),
+            ("", vec![]),
+            ("a, b", vec!["a", "b"]),
+            ("{a,b}/**, c", vec!["{a,b}/**", "c"]),
+        ] {
+            assert_eq!(split_patterns(text), want, "{text:?}");
         }
     }
 
