@@ -324,6 +324,21 @@ mod tests {
             "---\npaths: [\"**/*.py\"]\n---\nPython.\n",
         )
         .unwrap();
+        // Of the size of py.md, and given its time below: the same stamp.
+        fs::write(
+            root.join(".claude/rules/rb.md"),
+            "---\npaths: [\"**/*.rb\"]\n---\nRubyyy.\n",
+        )
+        .unwrap();
+        // A scoped rule reached through a link.
+        fs::create_dir_all(root.join("shared")).unwrap();
+        fs::write(
+            root.join("shared/go.md"),
+            "---\npaths: [\"**/*.go\"]\n---\nGo.\n",
+        )
+        .unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("../../shared/go.md", root.join(".claude/rules/go.md")).unwrap();
         fs::write(root.join("src/ui/CLAUDE.md"), "UI.\n").unwrap();
         fs::write(
             root.join("src/ui/.claude/rules/footer.md"),
@@ -331,6 +346,12 @@ mod tests {
         )
         .unwrap();
         age_tree(root, 3600);
+        let when = fs::metadata(root.join(".claude/rules/py.md"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        let rb = fs::File::open(root.join(".claude/rules/rb.md")).unwrap();
+        rb.set_modified(when).unwrap();
         let sources: [Arc<dyn RuleSource>; 2] = [
             Arc::new(ClaudeSource::default()),
             Arc::new(AgentsSource::default()),
@@ -482,7 +503,7 @@ mod tests {
             &mut restored(&process, &engine, false),
             "src/ui/List.tsx",
         );
-        assert_eq!(reads, 2, "py.md and footer.md");
+        assert_eq!(reads, 4, "py.md, rb.md, go.md and footer.md");
     }
 
     /// A record whose directory or files changed within the margin before
