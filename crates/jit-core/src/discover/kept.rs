@@ -303,27 +303,13 @@ mod tests {
         out
     }
 
-    /// Scoped rules at the root and in `src/ui` (one missing every file
-    /// touched below), an import, two conventions; every time an hour old.
+    /// The scan tests' tree (scoped rules at the root and in `src/ui`, one
+    /// missing every file touched below, an import, two conventions), with
+    /// a rule of the same stamp as another and one reached through a link;
+    /// every time an hour old.
     fn tree() -> (tempfile::TempDir, Engine) {
-        let dir = tempfile::tempdir().unwrap();
+        let (dir, engine) = crate::discover::scan::tests::tree();
         let root = dir.path();
-        fs::create_dir_all(root.join(".claude/rules")).unwrap();
-        fs::create_dir_all(root.join("src/ui/.claude/rules")).unwrap();
-        fs::create_dir_all(root.join("docs")).unwrap();
-        fs::write(root.join("CLAUDE.md"), "Root.\n@docs/style.md\n").unwrap();
-        fs::write(root.join("docs/style.md"), "Style.\n").unwrap();
-        fs::write(root.join("AGENTS.md"), "Agents at the root.\n").unwrap();
-        fs::write(
-            root.join(".claude/rules/tsx.md"),
-            "---\npaths: [\"src/**/*.tsx\"]\n---\nComponents.\n",
-        )
-        .unwrap();
-        fs::write(
-            root.join(".claude/rules/py.md"),
-            "---\npaths: [\"**/*.py\"]\n---\nPython.\n",
-        )
-        .unwrap();
         // Of the size of py.md, and given its time below: the same stamp.
         fs::write(
             root.join(".claude/rules/rb.md"),
@@ -339,12 +325,6 @@ mod tests {
         .unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink("../../shared/go.md", root.join(".claude/rules/go.md")).unwrap();
-        fs::write(root.join("src/ui/CLAUDE.md"), "UI.\n").unwrap();
-        fs::write(
-            root.join("src/ui/.claude/rules/footer.md"),
-            "---\npaths: [\"src/ui/Footer.tsx\"]\n---\nFooter.\n",
-        )
-        .unwrap();
         age_tree(root, 3600);
         let when = fs::metadata(root.join(".claude/rules/py.md"))
             .unwrap()
@@ -352,11 +332,6 @@ mod tests {
             .unwrap();
         let rb = fs::File::open(root.join(".claude/rules/rb.md")).unwrap();
         rb.set_modified(when).unwrap();
-        let sources: [Arc<dyn RuleSource>; 2] = [
-            Arc::new(ClaudeSource::default()),
-            Arc::new(AgentsSource::default()),
-        ];
-        let engine = Engine::new(root).unwrap().with_sources(sources);
         (dir, engine)
     }
 

@@ -1114,7 +1114,7 @@ impl<'a> DirScan<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
     use std::fs;
@@ -1131,7 +1131,7 @@ mod tests {
     /// A tree where the root and `src/ui` hold scoped rules that miss a
     /// README and match a component, an import, an unscoped rule on the
     /// chain and two conventions.
-    fn tree() -> (tempfile::TempDir, Engine) {
+    pub(in crate::discover) fn tree() -> (tempfile::TempDir, Engine) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         fs::create_dir_all(root.join(".claude/rules")).unwrap();
