@@ -1000,7 +1000,7 @@ mod tests {
     }
 
     #[test]
-    fn a_pattern_without_commas_is_one_pattern_trimmed() {
+    fn patterns_split_at_commas_outside_sets_and_escapes() {
         for (text, want) in [
             ("src/**", vec!["src/**"]),
             ("  {a b}/[x y]/**  ", vec!["{a b}/[x y]/**"]),
@@ -1009,6 +1009,10 @@ mod tests {
             ("", vec![]),
             ("a, b", vec!["a", "b"]),
             ("{a,b}/**, c", vec!["{a,b}/**", "c"]),
+            ("[a,b]/**, [c]/d,e", vec!["[a,b]/**", "[c]/d", "e"]),
+            ("x/{a,[b,c]}, y", vec!["x/{a,[b,c]}", "y"]),
+            ("a\\,b, c", vec!["a\\,b", "c"]),
+            ("a],b", vec!["a]", "b"]),
         ] {
             assert_eq!(split_patterns(text), want, "{text:?}");
         }
