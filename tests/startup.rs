@@ -285,6 +285,28 @@ fn user_scoped_rules_missed_at_startup_are_found_by_jit() {
     );
 }
 
+/// A user rule edited mid-session comes again on the next touch: the user
+/// tier's scan record holds only while nothing it stamped changed.
+#[test]
+fn a_user_rule_edited_mid_session_comes_again() {
+    let dir = repo();
+    let home = tempfile::tempdir().unwrap();
+    write(home.path(), ".claude/CLAUDE.md", "me\n");
+    let (engine, mut state, report) = startup(dir.path(), "", Some(home.path()));
+    assert!(
+        report
+            .loaded
+            .iter()
+            .any(|l| l.file.ends_with(".claude/CLAUDE.md"))
+    );
+    let quiet = engine.discover(&mut state, "docs/a.md".into(), engine.root());
+    assert!(quiet.loaded.is_empty(), "{quiet:#?}");
+    write(home.path(), ".claude/CLAUDE.md", "me, edited\n");
+    let edited = engine.discover(&mut state, "docs/b.md".into(), engine.root());
+    let loaded: Vec<&str> = edited.loaded.iter().map(|l| l.content.as_str()).collect();
+    assert_eq!(loaded, ["me, edited\n"], "{edited:#?}");
+}
+
 /// A change source that counts how often the startup load asks it.
 #[derive(Default)]
 struct Counting {
