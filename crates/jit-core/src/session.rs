@@ -871,8 +871,8 @@ impl Session {
             injection.blocks.push(block);
             injection.headers.push(header);
         }
-        injection.events.push(event.clone());
-        self.record(event);
+        self.record(&event);
+        injection.events.push(event);
         report.loaded = discovery.loaded;
         report.skipped = discovery.skipped;
         injection.discoveries.push(Discovery {
@@ -1124,9 +1124,9 @@ impl Session {
             injection.blocks.push(block);
             injection.headers.push(header);
         }
-        injection.events.push(event.clone());
+        self.record(&event);
+        injection.events.push(event);
         injection.discoveries.push(discovery);
-        self.record(event);
     }
 
     /// Puts a discovery's rules into the prompt (under the budget when
@@ -1456,8 +1456,8 @@ impl Session {
             .saturating_sub(used.saturating_sub(freed))
     }
 
-    fn record(&mut self, event: Event) {
-        if let Err(warning) = self.writer.write(&event)
+    fn record(&mut self, event: &Event) {
+        if let Err(warning) = self.writer.write(event)
             && !self.warnings.contains(&warning)
         {
             self.warnings.push(warning);
