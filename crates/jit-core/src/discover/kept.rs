@@ -496,18 +496,20 @@ mod tests {
         assert_eq!(all.len(), 3, "{all:?}");
         // The tree is an hour old; now a file in src/ui changes.
         fs::write(dir.path().join("src/ui/CLAUDE.md"), "UI, changed.\n").unwrap();
-        touch(&engine, &mut process, "src/ui/Card.tsx");
-        let kept = dirs(&process.export_scans(SystemTime::now()));
-        assert_eq!(kept.len(), 2, "{kept:?}");
-        assert!(kept.iter().all(|d| !d.ends_with("/src/ui")), "{kept:?}");
-        // Two seconds later it would be kept.
-        let kept = dirs(&process.export_scans(SystemTime::now() + Duration::from_secs(2)));
-        assert_eq!(kept, all);
-        // One tick under the margin, not.
         let modified = fs::metadata(dir.path().join("src/ui/CLAUDE.md"))
             .unwrap()
             .modified()
             .unwrap();
+        touch(&engine, &mut process, "src/ui/Card.tsx");
+        // A second after the change (times taken from the file, so that a
+        // slow machine cannot move the test across the margin).
+        let kept = dirs(&process.export_scans(modified + Duration::from_secs(1)));
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(kept.iter().all(|d| !d.ends_with("/src/ui")), "{kept:?}");
+        // Three seconds after it, kept.
+        let kept = dirs(&process.export_scans(modified + Duration::from_secs(3)));
+        assert_eq!(kept, all);
+        // One tick under the margin, not; at the margin, kept.
         let just_under = modified + super::KEPT_SCAN_MARGIN - Duration::from_nanos(1);
         assert_eq!(dirs(&process.export_scans(just_under)).len(), 2);
         assert_eq!(
