@@ -185,10 +185,12 @@ impl SessionConfig {
     /// `key` names what shapes the sources' judgement beyond what the
     /// engine shows (the running agent, the configuration's version): the
     /// records are taken back only under the same key, by the same build of
-    /// this crate, on an engine with the same root, caps and sources. At
-    /// most [`crate::MAX_KEPT_SCANS`] records are kept, the ones used last;
-    /// a directory or file that changed in the two seconds before the
-    /// snapshot keeps its directory out (a file's time is too coarse to
+    /// this crate, on an engine with the same root, caps and sources (a
+    /// source's behaviour set by options it does not show, such as
+    /// [`crate::SourceOptions::agent`], belongs in the key). At most
+    /// [`crate::MAX_KEPT_SCANS`] records are kept, the ones used last; a
+    /// directory or file that changed in the two seconds before the scan
+    /// that saw it keeps its directory out (a file's time is too coarse to
     /// prove a change in the same tick), so the next process scans it
     /// again. By default no record is kept.
     ///
@@ -712,7 +714,9 @@ impl Session {
             && scans.layout == layout
         {
             let engine = Arc::clone(&session.engine);
-            session.state.import_scans(scans.records, engine.sources());
+            session
+                .state
+                .import_scans(scans.records, engine.sources(), engine.root());
         }
         session.manifest = Manifest::from_entries(snapshot.manifest);
         session.omitted = snapshot.omitted.into_iter().collect();

@@ -66,9 +66,10 @@ impl DiscoveryState {
     /// The scan records worth keeping for a later process: at most
     /// [`MAX_KEPT_SCANS`] of the ones used last, sorted by directory. A
     /// record is left out when its directory or a file it stamped changed
-    /// within [`KEPT_SCAN_MARGIN`] before `now` (or has no time), or when it
-    /// holds more than [`MAX_KEPT_SCAN_STAMPS`] stamps: the next process
-    /// scans that directory again, as it would without a record.
+    /// within [`KEPT_SCAN_MARGIN`] before the scan that made it began (or
+    /// before `now`, if earlier), or has no time, or when it holds more
+    /// than [`MAX_KEPT_SCAN_STAMPS`] stamps: the next process scans that
+    /// directory again, as it would without a record.
     pub(crate) fn export_scans(&self, now: SystemTime) -> Vec<StoredScan> {
         let mut records: Vec<(&Arc<str>, &ScanRecord)> = self.scanned.iter().collect();
         records.sort_unstable_by(|a, b| b.1.used.cmp(&a.1.used).then_with(|| a.0.cmp(b.0)));
@@ -83,24 +84,53 @@ impl DiscoveryState {
     }
 
     /// Takes back the records of [`DiscoveryState::export_scans`], made by
-    /// an engine with these `sources`, within the bounds the export keeps
-    /// (a state written by hand may hold more). A record that names a
-    /// source the engine does not have, replays a candidate it did not
-    /// stamp or holds too many stamps is dropped: its directory is scanned
-    /// again.
-    pub(crate) fn import_scans(&mut self, scans: Vec<StoredScan>, sources: &[Arc<dyn RuleSource>]) {
-        for stored in scans.into_iter().take(MAX_KEPT_SCANS) {
-            let Some((dir, record, scopes)) = scan_record(stored, sources.len()) else {
+    /// an engine with these `sources` and this `root`, within the bounds the
+    /// export keeps (a state written by hand may hold more). A record that
+    /// names a source the engine does not have, replays a candidate it did
+    /// not stamp, holds too many stamps, or names a path outside the root
+    /// and the user folders this state knows (where a scan stays) is
+    /// dropped: its directory is scanned again. The records keep their
+    /// order of use, after every walk this state made.
+    pub(crate) fn import_scans(
+        &mut self,
+        mut scans: Vec<StoredScan>,
+        sources: &[Arc<dyn RuleSource>],
+        root: &Utf8Path,
+    ) {
+        scans.truncate(MAX_KEPT_SCANS);
+        scans.sort_by_key(|stored| stored.used);
+        let at = SystemTime::now();
+        for stored in scans {
+            let Some((dir, mut record, scopes)) = scan_record(stored, sources.len()) else {
                 continue;
             };
+            if !self.holds_within_a_boundary(&dir, &record, root) {
+                continue;
+            }
             for (replay, patterns) in record.replay.iter().zip(scopes) {
                 if let Some(patterns) = patterns {
                     self.keep_scope(replay, &patterns);
                 }
             }
-            self.walks = self.walks.max(record.used);
+            self.walks = self.walks.saturating_add(1);
+            record.used = self.walks;
+            record.at = Some(at);
             self.scanned.insert(Arc::from(dir), record);
         }
+    }
+
+    /// Whether `dir` and every path `record` stamped lie in the project
+    /// `root` or in one user folder this state knows, as a scan keeps them.
+    fn holds_within_a_boundary(&self, dir: &str, record: &ScanRecord, root: &Utf8Path) -> bool {
+        let boundary = std::iter::once(root.as_str())
+            .chain(self.user_tiers.iter().map(|(_, dir)| &**dir))
+            .find(|boundary| within(dir, boundary));
+        boundary.is_some_and(|boundary| {
+            record
+                .stamps
+                .iter()
+                .all(|(path, _)| within(path.as_str(), boundary))
+        })
     }
 
     /// `record` as a snapshot keeps it, or `None` when it must not outlive
@@ -115,12 +145,15 @@ impl DiscoveryState {
         if record.stamps.len() > MAX_KEPT_SCAN_STAMPS {
             return None;
         }
+        // The margin is counted back from the scan: a change later in the
+        // same tick as the scan is the one its stamps could miss.
+        let since = record.at?.min(now);
         let dir_stamp = record.dir.as_ref()?;
-        let stamp = (dir_stamp.len, settled(dir_stamp, now)?);
+        let stamp = (dir_stamp.len, settled(dir_stamp, since)?);
         let stamps = record
             .stamps
             .iter()
-            .map(|(path, stamp)| Some((relative(dir, path), stamp.len, settled(stamp, now)?)))
+            .map(|(path, stamp)| Some((relative(dir, path), stamp.len, settled(stamp, since)?)))
             .collect::<Option<Vec<_>>>()?;
         let mut replay = record
             .replay
@@ -193,13 +226,23 @@ impl DiscoveryState {
 }
 
 /// The modification time of `stamp` in nanoseconds, if it is at least
-/// [`KEPT_SCAN_MARGIN`] before `now`.
-fn settled(stamp: &Stamp, now: SystemTime) -> Option<u64> {
-    let age = now.duration_since(stamp.modified?).ok()?;
+/// [`KEPT_SCAN_MARGIN`] before `since`.
+fn settled(stamp: &Stamp, since: SystemTime) -> Option<u64> {
+    let age = since.duration_since(stamp.modified?).ok()?;
     if age < KEPT_SCAN_MARGIN {
         return None;
     }
     stamp.modified_nanos()
+}
+
+/// Whether the canonical `path` is `boundary` or below it, with no `..`.
+fn within(path: &str, boundary: &str) -> bool {
+    let below = path == boundary
+        || path
+            .strip_prefix(boundary)
+            .is_some_and(|rest| rest.starts_with('/') || boundary.ends_with('/'));
+    // (The component check only when the text holds `/..` at all.)
+    below && !(path.contains("/..") && path.split('/').any(|part| part == ".."))
 }
 
 /// `path` relative to `dir` when below it, else as it is.
@@ -256,6 +299,7 @@ fn scan_record(
         open: stored.open,
         replay,
         used: stored.used,
+        at: None,
     };
     Some((dir.into_string(), record, scopes))
 }
@@ -348,7 +392,7 @@ mod tests {
         if kept {
             let json = serde_json::to_string(&state.export_scans(later())).unwrap();
             let scans: Vec<StoredScan> = serde_json::from_str(&json).unwrap();
-            new.import_scans(scans, engine.sources());
+            new.import_scans(scans, engine.sources(), engine.root());
         }
         new
     }
@@ -501,21 +545,34 @@ mod tests {
             .modified()
             .unwrap();
         touch(&engine, &mut process, "src/ui/Card.tsx");
-        // A second after the change (times taken from the file, so that a
-        // slow machine cannot move the test across the margin).
-        let kept = dirs(&process.export_scans(modified + Duration::from_secs(1)));
+        let ui = format!("{}/src/ui", engine.root());
+        let mut scanned_at = |at: SystemTime| {
+            process.scanned.get_mut(ui.as_str()).unwrap().at = Some(at);
+            dirs(&process.export_scans(later()))
+        };
+        // Scanned a second after the change (times set from the file's, so
+        // that a slow machine cannot move the test across the margin).
+        let kept = scanned_at(modified + Duration::from_secs(1));
         assert_eq!(kept.len(), 2, "{kept:?}");
         assert!(kept.iter().all(|d| !d.ends_with("/src/ui")), "{kept:?}");
         // Three seconds after it, kept.
-        let kept = dirs(&process.export_scans(modified + Duration::from_secs(3)));
-        assert_eq!(kept, all);
+        assert_eq!(scanned_at(modified + Duration::from_secs(3)), all);
         // One tick under the margin, not; at the margin, kept.
-        let just_under = modified + super::KEPT_SCAN_MARGIN - Duration::from_nanos(1);
-        assert_eq!(dirs(&process.export_scans(just_under)).len(), 2);
+        let margin = super::KEPT_SCAN_MARGIN;
         assert_eq!(
-            dirs(&process.export_scans(modified + super::KEPT_SCAN_MARGIN)).len(),
-            3
+            scanned_at(modified + margin - Duration::from_nanos(1)).len(),
+            2
         );
+        assert_eq!(scanned_at(modified + margin).len(), 3);
+        // Whatever the scan's time, a snapshot taken within the margin of
+        // the change does not keep it either.
+        let _ = scanned_at(modified + Duration::from_secs(60));
+        let early = dirs(&process.export_scans(modified + Duration::from_secs(1)));
+        assert_eq!(early.len(), 2, "{early:?}");
+        // And the record a real scan just made is not kept.
+        let mut fresh = DiscoveryState::default();
+        touch(&engine, &mut fresh, "src/ui/Card.tsx");
+        assert_eq!(dirs(&fresh.export_scans(later())).len(), 2);
     }
 
     /// At most [`MAX_KEPT_SCANS`] records are kept: the ones used last.
@@ -664,10 +721,75 @@ mod tests {
         for (source, index, taken) in [(1, 0, 2), (2, 0, 1), (0, 1, 1), (0, 0, 2)] {
             let scans: Vec<StoredScan> = serde_json::from_str(&json(source, index)).unwrap();
             let mut state = DiscoveryState::default();
-            state.import_scans(scans, engine.sources());
+            state.import_scans(scans, engine.sources(), root);
             assert_eq!(state.scanned.len(), taken, "{source} {index}");
-            assert_eq!(state.walks, if taken == 2 { 3 } else { 2 });
+            // Numbered again in their order of use, after this state's walks.
+            assert_eq!(state.walks, taken as u64);
+            assert_eq!(state.scanned[&*format!("{root}/src")].used, 1);
         }
+    }
+
+    /// Records are taken back in their order of use, numbered after the
+    /// walks of the state that takes them, whatever numbers a state file
+    /// holds; the next walk counts on without overflowing.
+    #[test]
+    fn taken_records_are_numbered_in_their_order_of_use() {
+        let (_dir, engine) = tree();
+        let root = engine.root();
+        let json = format!(
+            r#"[{{"dir":"{root}","stamp":[4096,1],"used":18446744073709551615}},
+                {{"dir":"{root}/src","stamp":[4096,1],"used":7}},
+                {{"dir":"{root}/docs","stamp":[4096,1]}}]"#
+        );
+        let scans: Vec<StoredScan> = serde_json::from_str(&json).unwrap();
+        let mut state = DiscoveryState {
+            walks: 5,
+            ..DiscoveryState::default()
+        };
+        state.import_scans(scans, engine.sources(), root);
+        let used = |dir: &str| state.scanned[dir].used;
+        assert_eq!(
+            (
+                used(&format!("{root}/docs")),
+                used(&format!("{root}/src")),
+                used(root.as_str())
+            ),
+            (6, 7, 8)
+        );
+        touch(&engine, &mut state, "a.rs");
+        assert_eq!(state.walks, 9);
+    }
+
+    /// A stored record whose directory or stamps lie outside the project
+    /// root and the user folders the state knows (a state written by hand:
+    /// a scan never stamps there) is dropped.
+    #[test]
+    fn a_record_outside_the_root_and_the_user_folders_is_dropped() {
+        let (_dir, engine) = tree();
+        let root = engine.root();
+        let import = |dir: &str, stamp: &str, tiers: &[(String, String)]| {
+            let json = format!(r#"[{{"dir":"{dir}","stamp":[1,1],"stamps":[["{stamp}",1,1]]}}]"#);
+            let scans: Vec<StoredScan> = serde_json::from_str(&json).unwrap();
+            let mut state = DiscoveryState::import(&[], tiers);
+            state.import_scans(scans, engine.sources(), root);
+            state.scanned.len()
+        };
+        let tier = [("claude".to_owned(), "/home/me/.claude".to_owned())];
+        assert_eq!(import(root.as_str(), "CLAUDE.md", &[]), 1);
+        assert_eq!(
+            import(&format!("{root}/src"), &format!("{root}/shared/x.md"), &[]),
+            1
+        );
+        assert_eq!(import("/etc", "passwd", &[]), 0);
+        assert_eq!(import(root.as_str(), "/etc/passwd", &[]), 0);
+        assert_eq!(import(root.as_str(), "../outside.md", &[]), 0);
+        assert_eq!(import(&format!("{root}-sibling"), "CLAUDE.md", &[]), 0);
+        assert_eq!(import("/home/me/.claude", "CLAUDE.md", &[]), 0);
+        assert_eq!(import("/home/me/.claude", "CLAUDE.md", &tier), 1);
+        assert_eq!(
+            import("/home/me/.claude", &format!("{root}/CLAUDE.md"), &tier),
+            0
+        );
     }
 
     /// A state written by hand is taken within the export's bounds: the
@@ -689,7 +811,7 @@ mod tests {
             let scans: Vec<StoredScan> =
                 serde_json::from_str(&format!("[{}]", records.join(","))).unwrap();
             let mut state = DiscoveryState::default();
-            state.import_scans(scans, engine.sources());
+            state.import_scans(scans, engine.sources(), "/".into());
             state.scanned.len()
         };
         assert_eq!(

@@ -5,6 +5,7 @@ use std::fs;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -139,6 +140,7 @@ impl<'a> DirScan<'a> {
         let Some(level) = source.user_level() else {
             return;
         };
+        let at = SystemTime::now();
         let dir = Utf8PathBuf::from(&**user);
         // The scan borrows its boundary; the user folder lives in `dir` for
         // the length of this call.
@@ -169,6 +171,7 @@ impl<'a> DirScan<'a> {
         if scan.complete && scan.record.dir.is_some() {
             let mut record = std::mem::take(&mut scan.record);
             record.used = scan.state.walks;
+            record.at = Some(at);
             scan.state.scanned.insert(Arc::clone(user), record);
         }
     }
@@ -178,7 +181,7 @@ impl<'a> DirScan<'a> {
     /// missing one, and a directory whose scan record still holds (or that
     /// a link already brought in) is not scanned again.
     pub(crate) fn run_levels(&mut self, levels: &[ChainLevel], stamps: &[Option<Stamp>]) {
-        self.state.walks += 1;
+        self.state.walks = self.state.walks.saturating_add(1);
         let walk = self.state.walks;
         let mut seen_dirs: Vec<&str> = Vec::with_capacity(levels.len());
         for (i, ChainLevel { lex, level }) in levels.iter().enumerate() {
@@ -241,6 +244,7 @@ impl<'a> DirScan<'a> {
     /// or as open when only scope misses kept it from being complete (the
     /// next touch replays its candidates instead of listing it again).
     pub(crate) fn run(&mut self, dir: &Arc<str>, stamp: Option<Stamp>) {
+        let at = SystemTime::now();
         self.record = ScanRecord::default();
         self.complete = true;
         self.blocked = false;
@@ -250,6 +254,7 @@ impl<'a> DirScan<'a> {
             let mut record = std::mem::take(&mut self.record);
             record.open = !self.complete;
             record.used = self.state.walks;
+            record.at = Some(at);
             if self.complete {
                 record.replay = Vec::new();
             }

@@ -92,6 +92,12 @@ pub(super) struct ScanRecord {
     pub(super) replay: Vec<Replay>,
     /// The walk ([`DiscoveryState::walks`]) that made or last trusted it.
     pub(super) used: u64,
+    /// When the scan that made it began (for a record taken back from a
+    /// snapshot, when it was taken back): a record is kept for a later
+    /// process only if nothing it stamped changed in the margin before
+    /// this, since a change in the same clock tick as the scan would leave
+    /// the stamps as they were.
+    pub(super) at: Option<std::time::SystemTime>,
 }
 
 /// A candidate of an open scan record: enough to judge it again without
