@@ -783,6 +783,9 @@ mod tests {
         assert_eq!(import("/etc", "passwd", &[]), 0);
         assert_eq!(import(root.as_str(), "/etc/passwd", &[]), 0);
         assert_eq!(import(root.as_str(), "../outside.md", &[]), 0);
+        assert_eq!(import(root.as_str(), "src/../../outside.md", &[]), 0);
+        // A name that starts with two dots is no `..`.
+        assert_eq!(import(root.as_str(), "..cache/x.md", &[]), 1);
         assert_eq!(import(&format!("{root}-sibling"), "CLAUDE.md", &[]), 0);
         assert_eq!(import("/home/me/.claude", "CLAUDE.md", &[]), 0);
         assert_eq!(import("/home/me/.claude", "CLAUDE.md", &tier), 1);
