@@ -44,6 +44,14 @@ pub const DEFAULT_MAX_RULE_BYTES: u64 = 256 * 1024;
 /// in sorted order, are skipped with reason `too_many_rules`.
 pub const MAX_RULE_FILES_PER_FOLDER: usize = 1000;
 
+/// How long before a listing or a scan a directory or file must have last
+/// changed for what was seen of it to outlive the process: file times are
+/// as coarse as the kernel's clock tick (a second or two on some file
+/// systems), so a change in the same tick as the one seen could leave them
+/// as they were. The walk cache's listings and a snapshot's scan records
+/// keep this margin.
+pub(crate) const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Discovers the rule files a touched path brings into scope.
 ///
 /// The engine is immutable and shareable; what a session has already seen

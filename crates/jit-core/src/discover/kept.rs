@@ -1,22 +1,16 @@
 //! Scan records kept between processes: what a session snapshot stores so that the next process (an agent hook's next call) checks what this one scanned instead of probing every candidate name again.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use jit_base::relative_to;
 use serde::{Deserialize, Serialize};
 
+use super::SETTLE;
 use super::state::{DiscoveryState, Replay, ScanRecord};
 use crate::rule::source::RuleSource;
 use crate::rule::{ParsedRule, RuleScope, Stamp, compile_scope};
-
-/// How long before a snapshot a kept record's directory and files must have
-/// last changed. A file's times are as coarse as the kernel's clock tick (a
-/// second or two on some file systems): a change in the same tick as the
-/// one a scan saw leaves them as they were, which a process that goes on at
-/// once risks for a tick, but a record kept for later processes must not.
-/// The project walk's cache keeps the same margin.
-pub(crate) const KEPT_SCAN_MARGIN: Duration = Duration::from_secs(2);
 
 /// The most scan records a session snapshot keeps: the ones used last.
 pub const MAX_KEPT_SCANS: usize = 64;
@@ -66,7 +60,7 @@ impl DiscoveryState {
     /// The scan records worth keeping for a later process: at most
     /// [`MAX_KEPT_SCANS`] of the ones used last, sorted by directory. A
     /// record is left out when its directory or a file it stamped changed
-    /// within [`KEPT_SCAN_MARGIN`] before the scan that made it began (or
+    /// within [`SETTLE`] before the scan that made it began (or
     /// before `now`, if earlier), or has no time, or when it holds more
     /// than [`MAX_KEPT_SCAN_STAMPS`] stamps: the next process scans that
     /// directory again, as it would without a record.
@@ -226,10 +220,10 @@ impl DiscoveryState {
 }
 
 /// The modification time of `stamp` in nanoseconds, if it is at least
-/// [`KEPT_SCAN_MARGIN`] before `since`.
+/// [`SETTLE`] before `since`.
 fn settled(stamp: &Stamp, since: SystemTime) -> Option<u64> {
     let age = since.duration_since(stamp.modified?).ok()?;
-    if age < KEPT_SCAN_MARGIN {
+    if age < SETTLE {
         return None;
     }
     stamp.modified_nanos()
@@ -237,22 +231,17 @@ fn settled(stamp: &Stamp, since: SystemTime) -> Option<u64> {
 
 /// Whether the canonical `path` is `boundary` or below it, with no `..`.
 fn within(path: &str, boundary: &str) -> bool {
-    let below = path == boundary
-        || path
-            .strip_prefix(boundary)
-            .is_some_and(|rest| rest.starts_with('/') || boundary.ends_with('/'));
+    let below = relative_to(Utf8Path::new(path), Utf8Path::new(boundary)).is_some();
     // (The component check only when the text holds `/..` at all.)
     below && !(path.contains("/..") && path.split('/').any(|part| part == ".."))
 }
 
 /// `path` relative to `dir` when below it, else as it is.
 fn relative(dir: &str, path: &Utf8Path) -> String {
-    path.as_str()
-        .strip_prefix(dir)
-        .and_then(|rest| rest.strip_prefix('/'))
-        .filter(|rest| !rest.is_empty())
-        .unwrap_or(path.as_str())
-        .to_owned()
+    relative_to(path, Utf8Path::new(dir))
+        .filter(|rest| !rest.as_str().is_empty())
+        .unwrap_or(path)
+        .to_string()
 }
 
 /// The directory, record and replayed scopes `stored` keeps, or `None`
@@ -298,7 +287,8 @@ fn scan_record(
         stamps,
         open: stored.open,
         replay,
-        used: stored.used,
+        // Both set when it is taken back.
+        used: 0,
         at: None,
     };
     Some((dir.into_string(), record, scopes))
@@ -558,7 +548,7 @@ mod tests {
         // Three seconds after it, kept.
         assert_eq!(scanned_at(modified + Duration::from_secs(3)), all);
         // One tick under the margin, not; at the margin, kept.
-        let margin = super::KEPT_SCAN_MARGIN;
+        let margin = super::SETTLE;
         assert_eq!(
             scanned_at(modified + margin - Duration::from_nanos(1)).len(),
             2

@@ -23,12 +23,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Listed;
 use crate::Map;
+use crate::discover::SETTLE;
 
 /// The layout of the cache file; another version is not read.
 const VERSION: u32 = 2;
-
-/// How long after its last change a directory's listing may be kept.
-const SETTLE: Duration = Duration::from_secs(2);
 
 /// The largest cache file read (a 20,000-directory walk writes a few MB).
 const MAX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
