@@ -278,7 +278,29 @@ pub(crate) fn is_cjk_letter(c: char) -> bool {
 }
 
 /// Byte ranges of Markdown code spans and code blocks, sorted and disjoint.
+///
+/// Most rule files hold no code at all, and the Markdown parser is the
+/// largest code an import expansion runs: it runs only on a text that
+/// could hold some (see [`may_hold_code`]).
 fn code_ranges(text: &str) -> Vec<Range<usize>> {
+    if !may_hold_code(text) {
+        return Vec::new();
+    }
+    parsed_code_ranges(text)
+}
+
+/// Whether `text` could hold a code span or a code block. Only a backtick
+/// opens a code span, only a run of backticks or tildes a fenced block, and
+/// an indented block needs four columns of indentation after its
+/// containers' markers (a block quote's `>` and the space after it, a list
+/// item's content indent): four spaces in a row, or a tab. A text with none
+/// of these has no code; one with any of them is parsed.
+fn may_hold_code(text: &str) -> bool {
+    text.bytes().any(|b| matches!(b, b'`' | b'~' | b'\t')) || text.contains("    ")
+}
+
+/// [`code_ranges`] as the Markdown parser finds them.
+fn parsed_code_ranges(text: &str) -> Vec<Range<usize>> {
     let mut ranges: Vec<Range<usize>> = Parser::new_ext(text, Options::empty())
         .into_offset_iter()
         .filter_map(|(event, range)| match event {
@@ -384,6 +406,48 @@ mod tests {
         check("@my\\ notes.md next", &["my notes.md"]);
         check("@a\\b.md", &["a"]);
         check("@a\\ @b.md", &["a @b.md"]);
+    }
+
+    /// Lines made of the pieces Markdown builds blocks and spans from:
+    /// container markers, indentation, fences, backticks, imports, words.
+    fn markdown_lines() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let piece = prop::sample::select(vec![
+            "> ", ">", "- ", "-", "* ", "1. ", " ", "  ", "    ", "\t", "`", "``", "```", "~",
+            "~~~", "@a.md", "a", "<b>", "# ", "\n", "\n\n",
+        ]);
+        prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        /// A text the parser is skipped for holds no code the parser would
+        /// find, and every text gets the ranges the parser gives.
+        #[test]
+        fn a_text_without_code_markers_has_no_code(text in markdown_lines()) {
+            let parsed = parsed_code_ranges(&text);
+            if !may_hold_code(&text) {
+                proptest::prop_assert!(parsed.is_empty(), "{:?}: {:?}", text, parsed);
+            }
+            proptest::prop_assert_eq!(code_ranges(&text), parsed);
+        }
+    }
+
+    #[test]
+    fn only_code_markers_send_a_text_to_the_parser() {
+        for text in [
+            "a `b`",
+            "~~~\n@a\n~~~",
+            "\t@a",
+            "> a\n>\n>     @a",
+            "-     @a",
+        ] {
+            assert!(may_hold_code(text), "{text:?}");
+            assert!(!parsed_code_ranges(text).is_empty(), "{text:?}");
+        }
+        for text in ["- @a\n  - @b", "> @a\n>\n>   @b", "   @a", "# @a\n\n1. @b"] {
+            assert!(!may_hold_code(text), "{text:?}");
+        }
     }
 
     #[test]
