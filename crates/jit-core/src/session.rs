@@ -4,7 +4,7 @@ pub(crate) mod events;
 pub(crate) mod manifest;
 pub(crate) mod prompt;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -620,7 +620,7 @@ pub struct Session {
     pending_left: Vec<Departure>,
     /// Rules left out entirely for the budget (not even a pointer fit), with
     /// the step: the engine counts them as loaded, the prompt does not.
-    omitted: HashMap<String, u64>,
+    omitted: crate::Map<String, u64>,
     /// What the current step has injected so far, headers included (see
     /// [`SessionConfig::with_step_budget`]).
     step_used: u64,
@@ -659,7 +659,7 @@ impl Session {
             writer,
             warnings: Vec::new(),
             pending_left: Vec::new(),
-            omitted: HashMap::new(),
+            omitted: crate::Map::default(),
             step_used: 0,
             scan_layout: OnceLock::new(),
         }
@@ -1509,7 +1509,7 @@ struct Admission {
     left: Vec<Departure>,
     kept: Vec<LoadedRule>,
     bytes_injected: u64,
-    fates: HashMap<String, Fate>,
+    fates: crate::Map<String, Fate>,
 }
 
 /// The bytes a block may take, and of which budget (with its size).

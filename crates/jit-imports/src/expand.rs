@@ -1,7 +1,7 @@
 //! Expansion: resolve each import under a [`Policy`], inline what may be inlined, report the rest.
 
+use crate::{Map, Set};
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io;
 use std::ops::Range;
@@ -291,9 +291,9 @@ pub fn expand(file: &Path, text: &str, root: &Path, policy: &Policy) -> Expansio
         home: home_real,
         resolver,
         stack: vec![file_real.clone()],
-        on_stack: HashSet::from([file_real.clone()]),
-        included: HashSet::from([file_real.clone()]),
-        refused: HashMap::new(),
+        on_stack: Set::from_iter([file_real.clone()]),
+        included: Set::from_iter([file_real.clone()]),
+        refused: Map::default(),
         imports: Vec::new(),
         diagnostics: Vec::new(),
         bytes_read: 0,
@@ -430,13 +430,13 @@ struct Expander<'p> {
     /// Real paths of the files being expanded, outermost first.
     stack: Vec<PathBuf>,
     /// The same paths as a set, so that a cycle check costs the same at any depth.
-    on_stack: HashSet<PathBuf>,
+    on_stack: Set<PathBuf>,
     /// Real paths of every file inlined so far, and of the top-level file.
-    included: HashSet<PathBuf>,
+    included: Set<PathBuf>,
     /// Files refused when read, with why: imported again, they are refused
     /// again without being read again, so a file of `@big.bin @big.bin …`
     /// reads the file once, not once per token.
-    refused: HashMap<PathBuf, (RefusalReason, String)>,
+    refused: Map<PathBuf, (RefusalReason, String)>,
     imports: Vec<ImportRecord>,
     diagnostics: Vec<Diagnostic>,
     bytes_read: u64,

@@ -45,3 +45,11 @@ pub use expand::{
 };
 pub use extract::{CJK_PUNCTUATION, Import, extract};
 pub use policy::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_IMPORTS, Policy};
+
+/// A hash map keyed by paths met in one expansion, hashed with foldhash
+/// (seeded at random per process, like the standard library's SipHash,
+/// and without the system call that seeds it).
+type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
+/// A hash set hashed like [`Map`].
+type Set<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;

@@ -11,7 +11,6 @@
 //! trailing `/`) is resolved by `realpath` as before, which then also gives
 //! the exact error.
 
-use std::collections::HashSet;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
@@ -21,7 +20,7 @@ use std::path::{Component, Path, PathBuf};
 pub(crate) struct Resolver {
     /// Directories whose path is their real path: each was checked, or is
     /// the result of a `realpath`, or the parent of one.
-    real_dirs: HashSet<PathBuf>,
+    real_dirs: crate::Set<PathBuf>,
 }
 
 impl Resolver {

@@ -1,6 +1,5 @@
 //! The per-directory decision loop shared by startup and JIT: every candidate of every rule source in one directory, judged and recorded.
 
-use std::collections::HashSet;
 use std::fs;
 use std::io;
 use std::path::Path;
@@ -413,7 +412,7 @@ impl<'a> DirScan<'a> {
         rule_dir: &RuleDir,
     ) {
         let mut files = Vec::new();
-        let mut visited = HashSet::new();
+        let mut visited = crate::Set::default();
         self.list_rule_dir(
             folder,
             &rule_dir.suffix,
@@ -517,7 +516,7 @@ impl<'a> DirScan<'a> {
         suffix: &str,
         recursive: bool,
         files: &mut Vec<(Utf8PathBuf, bool)>,
-        visited: &mut HashSet<Utf8PathBuf>,
+        visited: &mut crate::Set<Utf8PathBuf>,
     ) {
         let Some((real, meta)) = self.rule_folder(folder) else {
             return;

@@ -33,7 +33,6 @@
 //! damaged opening is read as body, with a warning.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 use serde_saphyr::budget::BudgetBreach;
@@ -210,7 +209,7 @@ fn finish(items: Vec<String>) -> Patterns {
     // A scope lists a few patterns: below this many, a duplicate is looked
     // for among those kept, without hashing every pattern.
     const FEW: usize = 16;
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: crate::Set<&str> = crate::Set::default();
     let mut out: Vec<String> = Vec::with_capacity(items.len());
     for item in &items {
         let mut p = item.trim();
