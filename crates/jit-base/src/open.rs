@@ -1,7 +1,7 @@
 //! Opening files found in a repository without ever blocking: no FIFO can stall a read, no link swapped in is followed, and the type is judged on the open descriptor.
 
 use std::fs::{File, Metadata, OpenOptions};
-use std::io;
+use std::io::{self, Read as _};
 use std::path::Path;
 
 /// Opens `path` for reading and returns it with its metadata, taken from
@@ -36,6 +36,59 @@ pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
     options.read(true);
     no_block_no_follow(&mut options);
     regular(options.open(path)?)
+}
+
+/// Reads `file`, a regular file whose metadata gave it `len` bytes, to
+/// its end, but never more than `cap + 1` bytes (so a caller can tell a
+/// file over `cap`, grown since its metadata was taken, from one at it).
+///
+/// The file is read into a buffer one byte longer than `len`: a read that
+/// stops short at exactly `len` bytes is taken as the end of the file (the
+/// end its metadata saw), without the empty read `read_to_end` makes to
+/// see it. A file that reads longer than
+/// its metadata said (it grew, or it is one of the kernel's files whose
+/// size says 0) is read on to its end or to the limit; one that reads
+/// shorter ends where its reads end.
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let rule = dir.path().join("CLAUDE.md");
+/// std::fs::write(&rule, "Use tabs.\n")?;
+/// let (file, meta) = jit_base::open_regular(&rule)?;
+/// assert_eq!(jit_base::read_capped(file, meta.len(), 1024)?, b"Use tabs.\n");
+///
+/// // Over the cap: `cap + 1` bytes, never more.
+/// let (file, meta) = jit_base::open_regular(&rule)?;
+/// assert_eq!(jit_base::read_capped(file, meta.len(), 4)?, b"Use t");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_capped(file: impl io::Read, len: u64, cap: u64) -> io::Result<Vec<u8>> {
+    let limit = cap.saturating_add(1);
+    let mut file = file.take(limit);
+    // The size the metadata gave, as far as the limit lets it be read.
+    let expected = usize::try_from(len.min(limit)).unwrap_or(0);
+    let mut bytes = vec![0; expected.saturating_add(1)];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                filled += n;
+                if filled == expected {
+                    // Short of the buffer by the byte kept for this: the end.
+                    break;
+                }
+            }
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    bytes.truncate(filled);
+    if filled > expected {
+        // Longer than its metadata said: read on, within the limit.
+        file.read_to_end(&mut bytes)?;
+    }
+    Ok(bytes)
 }
 
 /// `file` with its metadata, taken from the open descriptor, if it is a
@@ -273,5 +326,104 @@ mod tests {
             "a final link is not followed"
         );
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+    }
+}
+
+#[cfg(test)]
+mod read_tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use std::io::{self, Read};
+
+    use super::read_capped;
+
+    /// A file as the kernel hands it out: `data`, at most `chunk` bytes a
+    /// read, with an interruption before the first; counts the reads.
+    struct Chunked<'a> {
+        data: &'a [u8],
+        chunk: usize,
+        reads: usize,
+        interrupted: bool,
+    }
+
+    impl<'a> Chunked<'a> {
+        fn new(data: &'a [u8], chunk: usize) -> Self {
+            Self {
+                data,
+                chunk,
+                reads: 0,
+                interrupted: false,
+            }
+        }
+    }
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if !self.interrupted {
+                self.interrupted = true;
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            self.reads += 1;
+            let n = buf.len().min(self.chunk).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// What `read_capped` returns for `data` whose metadata said `len`,
+    /// and how many reads it made.
+    fn read(data: &[u8], chunk: usize, len: u64, cap: u64) -> (Vec<u8>, usize) {
+        let mut file = Chunked::new(data, chunk);
+        let bytes = read_capped(&mut file, len, cap).unwrap();
+        (bytes, file.reads)
+    }
+
+    #[test]
+    fn a_file_of_the_size_its_metadata_gave_takes_one_read() {
+        assert_eq!(read(b"Use tabs.", 64, 9, 100), (b"Use tabs.".to_vec(), 1));
+        // In pieces, the reads it takes, and no empty one after them.
+        assert_eq!(read(b"Use tabs.", 4, 9, 100), (b"Use tabs.".to_vec(), 3));
+        // At the cap exactly.
+        assert_eq!(read(b"Use tabs.", 64, 9, 9), (b"Use tabs.".to_vec(), 1));
+    }
+
+    #[test]
+    fn a_file_that_grew_is_read_on_to_the_limit() {
+        assert_eq!(
+            read(b"Use tabs, always.", 64, 9, 100).0,
+            b"Use tabs, always."
+        );
+        // Unless a read stops short at exactly the size the metadata gave:
+        // that is the end the metadata (and a stamp taken from it) saw.
+        assert_eq!(read(b"Use tabs, always.", 3, 9, 100).0, b"Use tabs,");
+        assert_eq!(
+            read(b"Use tabs, always.", 2, 9, 100).0,
+            b"Use tabs, always."
+        );
+        // Never more than `cap + 1` bytes.
+        assert_eq!(read(b"Use tabs, always.", 64, 9, 11).0, b"Use tabs, al");
+        assert_eq!(read(b"Use tabs.", 64, 9, 5).0, b"Use ta");
+        // A kernel file whose size says 0.
+        assert_eq!(read(b"cpu MHz", 2, 0, 100).0, b"cpu MHz");
+    }
+
+    #[test]
+    fn a_file_that_shrank_or_is_empty_ends_where_its_reads_end() {
+        assert_eq!(read(b"Use", 64, 9, 100), (b"Use".to_vec(), 2));
+        assert_eq!(read(b"", 64, 0, 100), (Vec::new(), 1));
+        assert_eq!(read(b"", 64, 0, 0), (Vec::new(), 1));
+    }
+
+    #[test]
+    fn an_error_is_returned() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::PermissionDenied.into())
+            }
+        }
+        let err = read_capped(Failing, 9, 100).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
     }
 }

@@ -119,7 +119,7 @@ pub use jit_base::{
     AffectedPaths, AuditProblem, AuditReport, ChangeSet, ChangeSource, Error, ErrorKind, Registry,
     ReporterRegistration, Signals, SkippedInput, ToolRegistration, TouchedPaths, TouchesNothing,
     audit, audit_tools, lexical_clean, narrow_to_cwd, open_append, open_regular, overwrite,
-    relative_to, resolve_parents, startup_signals, tool_names_from_json,
+    read_capped, relative_to, resolve_parents, startup_signals, tool_names_from_json,
 };
 
 /// Re-exported (from `jit-base`, which declares the registrations) so

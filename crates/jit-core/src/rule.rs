@@ -5,7 +5,6 @@ pub(crate) mod scope;
 pub(crate) mod source;
 
 use std::fs;
-use std::io::Read;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -342,10 +341,10 @@ pub(crate) fn read_opened(
     }
     #[cfg(test)]
     READS.with(|n| n.set(n.get() + 1));
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    if let Err(err) = file.take(max_bytes + 1).read_to_end(&mut bytes) {
-        return Err(unreadable(path, &err));
-    }
+    let bytes = match jit_base::read_capped(file, meta.len(), max_bytes) {
+        Ok(bytes) => bytes,
+        Err(err) => return Err(unreadable(path, &err)),
+    };
     if bytes.len() as u64 > max_bytes {
         return Err(Rejection::new(
             SkipReason::TooLarge,

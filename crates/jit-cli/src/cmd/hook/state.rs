@@ -1,7 +1,6 @@
 //! Hook state on disk: one file per agent context under the state directory, read and written in place under an exclusive lock.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -200,11 +199,8 @@ pub(super) fn load(files: &ContextFiles, _lock: &Locked) -> anyhow::Result<Loade
         Ok(None) => return Ok(Loaded::Missing),
         Err(err) => return Ok(Loaded::Unusable(format!("{err:#}"))),
     };
-    // Room for the whole file and the byte that says it ended: one read.
-    let room = usize::try_from(len.min(MAX_STATE_BYTES)).unwrap_or(0) + 1;
-    let mut bytes = Vec::with_capacity(room);
-    file.take(MAX_STATE_BYTES + 1)
-        .read_to_end(&mut bytes)
+    // One read for a file of the size its metadata gave.
+    let bytes = jit_core::read_capped(file, len, MAX_STATE_BYTES)
         .with_context(|| format!("cannot read {}", files.state))?;
     if bytes.len() as u64 > MAX_STATE_BYTES {
         return Ok(Loaded::Unusable(format!(
