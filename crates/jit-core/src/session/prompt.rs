@@ -44,15 +44,28 @@ impl PromptBlock {
     /// file. A marker quoted by the rule's text is rendered with `&lt;` for
     /// its `<`, so only real markers delimit blocks.
     pub fn render(&self) -> String {
-        let name = escape(&self.file);
+        let mut out = String::new();
+        self.render_into(&mut out);
+        out
+    }
+
+    /// [`PromptBlock::render`], appended to `out`.
+    fn render_into(&self, out: &mut String) {
         let content = defuse_markers(&self.content);
-        let mut out = String::with_capacity(content.len() + 2 * name.len() + 48);
-        let _ = write!(out, "{BEGIN}{name}{CLOSE}\n{content}");
+        let start = out.len();
+        out.reserve(content.len() + 2 * self.file.len() + 64);
+        out.push_str(BEGIN);
+        escape_into(&self.file, out);
+        let name = start + BEGIN.len()..out.len();
+        out.push_str(CLOSE);
+        out.push('\n');
+        out.push_str(&content);
         if !content.ends_with('\n') {
             out.push('\n');
         }
-        let _ = write!(out, "{END}{name}{CLOSE}");
-        out
+        out.push_str(END);
+        out.extend_from_within(name);
+        out.push_str(CLOSE);
     }
 }
 
@@ -177,7 +190,7 @@ impl SystemPrompt {
             // session's injections linear in the prompt's size instead of
             // rebuilding the whole prompt once per rule.
             self.text.push_str("\n\n");
-            self.text.push_str(&block.render());
+            block.render_into(&mut self.text);
             self.blocks.push(block);
             return;
         }
@@ -203,18 +216,25 @@ impl SystemPrompt {
 /// percent-encoded so a file name can never end a marker early.
 fn escape(file: &str) -> String {
     let mut out = String::with_capacity(file.len());
+    escape_into(file, &mut out);
+    out
+}
+
+/// [`escape`], appended to `out`.
+fn escape_into(file: &str, out: &mut String) {
+    const UNSAFE: [char; 6] = ['%', '"', '<', '>', '\n', '\r'];
+    if !file.contains(UNSAFE) {
+        out.push_str(file);
+        return;
+    }
     for c in file.chars() {
-        match c {
-            '%' | '"' | '<' | '>' | '\n' | '\r' => {
-                let mut buf = [0u8; 4];
-                for b in c.encode_utf8(&mut buf).bytes() {
-                    let _ = write!(out, "%{b:02X}");
-                }
-            }
-            c => out.push(c),
+        if UNSAFE.contains(&c) {
+            // All ASCII: one byte each.
+            let _ = write!(out, "%{:02X}", c as u32);
+        } else {
+            out.push(c);
         }
     }
-    out
 }
 
 /// The start of every marker of ours: block begin and end, and the default
