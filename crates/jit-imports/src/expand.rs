@@ -140,6 +140,34 @@ pub struct ImportRecord {
     /// The file was already inlined earlier in this expansion, so it is not inlined again;
     /// the token is replaced by a one-line note that points back to it.
     pub duplicate: bool,
+    /// The size and modification time of the file as it was read (from the
+    /// descriptor it was read through): set when the status is `ok` and the
+    /// record is not a duplicate. A caller that keeps the inlined text
+    /// compares them with the file's later to see that it changed; taken
+    /// after the expansion instead, they could already belong to a newer
+    /// version than the text inlined. Not serialized.
+    #[serde(skip)]
+    pub read_as: Option<FileStamp>,
+}
+
+/// A file's size and modification time, as one read saw them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FileStamp {
+    /// Its size in bytes.
+    pub len: u64,
+    /// Its modification time, where the platform has one.
+    pub modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    /// The stamp of `meta`.
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
+        FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
 }
 
 /// A problem a user should see: an import that was not inlined, and why.
@@ -329,7 +357,7 @@ pub fn expand_file(file: &Path, root: &Path, policy: &Policy) -> Result<Expansio
     let shown = file.display();
     let cap = policy.max_file_bytes();
     let mut bytes_read = 0;
-    let text = read_text(file, cap, Links::Follow, &mut bytes_read).map_err(|failure| {
+    let (text, _) = read_text(file, cap, Links::Follow, &mut bytes_read).map_err(|failure| {
         match failure {
             ReadFailure::Io(err) => Error::new(
                 ErrorKind::Read,
@@ -686,8 +714,8 @@ impl Expander<'_> {
         real: PathBuf,
         label: String,
     ) -> Step {
-        let content = match self.read(&real, &label) {
-            Ok(content) => content,
+        let (content, stamp) = match self.read(&real, &label) {
+            Ok(read) => read,
             Err((reason, message)) => {
                 self.fail(
                     from,
@@ -708,6 +736,7 @@ impl Expander<'_> {
             depth,
             false,
         );
+        self.imports[record].read_as = Some(stamp);
         Step::Inline {
             range: import.range,
             real,
@@ -813,7 +842,11 @@ impl Expander<'_> {
     ///
     /// The real path was resolved already, so a final symbolic link there
     /// now was swapped in since: it is refused, not followed.
-    fn read(&mut self, real: &Path, label: &str) -> Result<String, (RefusalReason, String)> {
+    fn read(
+        &mut self,
+        real: &Path,
+        label: &str,
+    ) -> Result<(String, FileStamp), (RefusalReason, String)> {
         if let Some(refusal) = self.refused.get(real) {
             return Err(refusal.clone());
         }
@@ -897,6 +930,7 @@ impl Expander<'_> {
             line: import.line,
             bytes: 0,
             duplicate,
+            read_as: None,
         });
     }
 
@@ -989,6 +1023,32 @@ mod tests {
             assert_eq!(out.included().count(), 1);
         });
         assert_eq!(n, (2, 2));
+    }
+
+    #[test]
+    fn an_inlined_file_carries_the_stamp_it_was_read_with() {
+        let (_dir, root) = project();
+        fs::write(root.join("NOTE.md"), "Notes.\n").unwrap();
+        let text = "see @NOTE.md, @NOTE.md again and @GONE.md";
+        let out = expand(&root.join("CLAUDE.md"), text, &root, &Policy::default());
+        let meta = fs::metadata(root.join("NOTE.md")).unwrap();
+        let first = &out.imports[0];
+        assert_eq!(first.status, ImportStatus::Ok);
+        assert_eq!(
+            first.read_as,
+            Some(FileStamp {
+                len: 7,
+                modified: Some(meta.modified().unwrap()),
+            })
+        );
+        // A duplicate was read as the first; a missing file was not read.
+        assert!(out.imports[1].duplicate);
+        assert_eq!(out.imports[1].read_as, None);
+        assert_eq!(out.imports[2].status, ImportStatus::Missing);
+        assert_eq!(out.imports[2].read_as, None);
+        // Kept out of the JSON.
+        let json = serde_json::to_value(first).unwrap();
+        assert!(json.get("read_as").is_none(), "{json}");
     }
 
     /// Imports in folders of the project cost one `lstat` per file and per

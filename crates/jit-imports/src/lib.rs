@@ -40,8 +40,8 @@ mod resolve;
 
 pub use error::{Error, ErrorKind};
 pub use expand::{
-    Diagnostic, Expansion, ImportRecord, ImportStatus, MAX_CYCLE_CHAIN_SHOWN, RefusalReason,
-    expand, expand_file,
+    Diagnostic, Expansion, FileStamp, ImportRecord, ImportStatus, MAX_CYCLE_CHAIN_SHOWN,
+    RefusalReason, expand, expand_file,
 };
 pub use extract::{CJK_PUNCTUATION, Import, extract};
 pub use policy::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_IMPORTS, Policy};

@@ -4,6 +4,8 @@ use std::fs::{File, Metadata, OpenOptions};
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::FileStamp;
+
 /// Why a file could not be read as text, before it is put in words.
 #[derive(Debug)]
 pub(crate) enum ReadFailure {
@@ -37,13 +39,14 @@ pub(crate) enum Links {
 /// caught where it counts. A file over the cap is refused from its metadata
 /// without reading; otherwise at most `cap + 1` bytes are read, so a file
 /// that grows meanwhile is refused too. Adds the bytes read to `bytes_read`,
-/// whatever the outcome.
+/// whatever the outcome. Returns the text with the file's stamp, taken from
+/// the descriptor before it was read.
 pub(crate) fn read_text(
     path: &Path,
     cap: u64,
     links: Links,
     bytes_read: &mut u64,
-) -> Result<String, ReadFailure> {
+) -> Result<(String, FileStamp), ReadFailure> {
     let (file, meta) = open_regular(path, links)?;
     if meta.len() > cap {
         return Err(ReadFailure::TooLarge(meta.len()));
@@ -64,7 +67,8 @@ pub(crate) fn read_text(
     if bytes.contains(&0) {
         return Err(ReadFailure::Binary);
     }
-    String::from_utf8(bytes).map_err(|_| ReadFailure::NotUtf8)
+    let text = String::from_utf8(bytes).map_err(|_| ReadFailure::NotUtf8)?;
+    Ok((text, FileStamp::of(&meta)))
 }
 
 /// Opens `path` for reading without blocking and returns it with the

@@ -64,13 +64,16 @@ pub(crate) struct DirScan<'a> {
 }
 
 /// A rule's block as it will be injected: its text with imports inlined,
-/// an `include` row per inlined file, and each file it carries (resolved
-/// path, the rule that imported it).
+/// an `include` row per inlined file, and each file it carries.
 struct Block {
     content: String,
     includes: Vec<LoadedRule>,
-    imported: Vec<(Utf8PathBuf, String)>,
+    imported: Vec<Imported>,
 }
+
+/// A file an expansion inlined: its real path, the rule that imported it,
+/// and its stamp as it was read (`None` if the expansion did not say).
+type Imported = (Utf8PathBuf, String, Option<Stamp>);
 
 /// The order of two paths by their components, as `Path`'s `cmp` gives it
 /// for paths with no empty or `.` component (every path a scan builds):
@@ -976,7 +979,11 @@ impl<'a> DirScan<'a> {
             let from = Utf8PathBuf::from_path_buf(record.from.clone())
                 .map(|p| self.engine.display(&p))
                 .unwrap_or_else(|p| p.display().to_string());
-            imported.push((resolved.clone(), from.clone()));
+            let stamp = record.read_as.map(|read| Stamp {
+                len: read.len,
+                modified: read.modified,
+            });
+            imported.push((resolved.clone(), from.clone(), stamp));
             includes.push(LoadedRule {
                 file: self.engine.display(&resolved),
                 attribution: Attribution::Include,
@@ -1054,11 +1061,11 @@ impl<'a> DirScan<'a> {
         &mut self,
         source: &dyn RuleSource,
         real: &Utf8Path,
-        imported: Vec<(Utf8PathBuf, String)>,
+        imported: Vec<Imported>,
         warnings: &mut Vec<String>,
     ) {
         // Each is an import's `resolved` path, its real path already.
-        for (real_import, from) in imported {
+        for (real_import, from, stamp) in imported {
             if real_import.as_str() == real.as_str() {
                 continue;
             }
@@ -1076,8 +1083,11 @@ impl<'a> DirScan<'a> {
                 }
                 continue;
             }
-            if let Ok(meta) = fs::metadata(&real_import) {
-                self.state.loaded.insert(key.clone(), Stamp::of(&meta));
+            // The stamp the text was read with: one taken now could
+            // already be a newer version's, which would then never be read.
+            let stamp = stamp.or_else(|| fs::metadata(&real_import).ok().map(|m| Stamp::of(&m)));
+            if let Some(stamp) = stamp {
+                self.state.loaded.insert(key.clone(), stamp);
                 self.state
                     .set_origin(&key, format!("an import in {from} ({})", source.name()));
                 self.state.imported_by.insert(key, real.to_string());
