@@ -1,4 +1,4 @@
-//! Repository automation: `cargo xtask audit` checks the tool registry, the agents' name tables, the crate graph, the module docs and the source invariants of ARCHITECTURE.md; `--tools FILE` adds a harness's tool list.
+//! Repository automation: `cargo xtask audit` checks the tool registry, the agents' name tables, the crate graph, the module docs and the source invariants of ARCHITECTURE.md; `--tools FILE` adds a harness's tool list; `cargo xtask link-order` lists the functions `jit` runs for the linker.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -9,6 +9,7 @@ use jit_tools as _;
 
 mod architecture;
 mod invariants;
+mod link_order;
 mod module_docs;
 mod registry;
 
@@ -52,9 +53,16 @@ fn main() -> ExitCode {
                 }
             }
         }
+        ["link-order"] => match link_order::run(&workspace_root()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("xtask link-order: {err:#}");
+                ExitCode::from(2)
+            }
+        },
         _ => {
             eprintln!(
-                "usage: cargo xtask audit [--tools FILE]\n\n\
+                "usage: cargo xtask audit [--tools FILE]\n       cargo xtask link-order\n\n\
                  audit  check that every registered tool has exactly one path reporter (and the\n       \
                  reverse), that the agents' name tables name registered tools, the crate\n       \
                  dependency layers and which crates may build git, YAML, the shell parser,\n       \
@@ -64,7 +72,10 @@ fn main() -> ExitCode {
                  --tools FILE  also check a harness's tool list (a JSON array of names, or of\n              \
                  Anthropic or OpenAI tool definitions): every tool it exposes has exactly\n              \
                  one path reporter, names compared case-sensitively. Exit 1 on findings,\n              \
-                 2 when the file cannot be read"
+                 2 when the file cannot be read\n\n\
+                 link-order  build `jit` and write crates/jit-cli/link-order.txt: the functions it\n            \
+                 runs in a hook call and an `explain` on a generated tree, which the build\n            \
+                 has the linker place together (needs valgrind)"
             );
             ExitCode::from(2)
         }
