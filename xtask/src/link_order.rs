@@ -201,7 +201,14 @@ pub(crate) fn functions_of(profile: &str, binary: &Path) -> Vec<String> {
             in_binary = object.as_deref().map(Path::new) == Some(binary);
         } else if let Some(rest) = line.strip_prefix("fn=") {
             let name = compressed(rest, &mut names);
-            if in_binary && let Some(name) = name {
+            // A recursive call's level (`f'2`) is not part of its name;
+            // callgrind's own names (`(below main)`) and bare addresses
+            // are no symbols.
+            let name = name.map(|name| match name.rsplit_once('\'') {
+                Some((base, level)) if level.bytes().all(|b| b.is_ascii_digit()) => base.to_owned(),
+                _ => name,
+            });
+            if in_binary && let Some(name) = name.filter(|name| is_symbol(name)) {
                 out.push(name);
             }
         } else if let Some(rest) = line.strip_prefix("cfn=") {
@@ -210,6 +217,14 @@ pub(crate) fn functions_of(profile: &str, binary: &Path) -> Vec<String> {
         }
     }
     out
+}
+
+/// Whether `name` is a symbol's name, as the linker's list takes it.
+fn is_symbol(name: &str) -> bool {
+    !name.starts_with("0x")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
 }
 
 /// The name in callgrind's compressed form: `(7) name` names number 7,
@@ -254,7 +269,10 @@ fn=(1) malloc
 cfn=(2) _ZN3jit4main17h0E
 ob=(2) /bin/jit
 fn=(2)
+fn=(5) (below main)
+fn=(6) 0x0000000000001050
 fn=(3) _ZN3jit3run17h1E
+fn=(7) _ZN3jit4walk17h2E'2
 ob=(1)
 fn=(4) free
 ob=(2)
@@ -262,7 +280,12 @@ fn=(3)
 ";
         assert_eq!(
             functions_of(profile, Path::new("/bin/jit")),
-            ["_ZN3jit4main17h0E", "_ZN3jit3run17h1E", "_ZN3jit3run17h1E"]
+            [
+                "_ZN3jit4main17h0E",
+                "_ZN3jit3run17h1E",
+                "_ZN3jit4walk17h2E",
+                "_ZN3jit3run17h1E"
+            ]
         );
         assert!(functions_of(profile, Path::new("/bin/other")).is_empty());
     }
