@@ -51,10 +51,8 @@ pub(crate) fn read_text(
     if meta.len() > cap {
         return Err(ReadFailure::TooLarge(meta.len()));
     }
-    // The size is a hint only: the file may change between fstat and read.
-    let hint = usize::try_from(meta.len().min(cap)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(hint.saturating_add(1));
-    let result = file.take(cap.saturating_add(1)).read_to_end(&mut bytes);
+    let mut bytes = Vec::new();
+    let result = read_sized(file, meta.len(), cap, &mut bytes);
     if let Err(err) = result {
         *bytes_read = bytes_read.saturating_add(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
         return Err(ReadFailure::Io(err));
@@ -69,6 +67,42 @@ pub(crate) fn read_text(
     }
     let text = String::from_utf8(bytes).map_err(|_| ReadFailure::NotUtf8)?;
     Ok((text, FileStamp::of(&meta)))
+}
+
+/// Reads `file`, whose metadata gave it `len` bytes, into `bytes`, never
+/// more than `cap + 1` bytes. The buffer holds one byte more than `len`: a
+/// read that stops short at exactly `len` bytes is the end the metadata saw,
+/// without the empty read `read_to_end` makes to see it; a file that reads
+/// longer (it grew, or its size says 0) is read on. (`jit_base::read_capped`
+/// does the same; this crate depends on no other of the workspace.)
+fn read_sized(file: impl Read, len: u64, cap: u64, bytes: &mut Vec<u8>) -> io::Result<()> {
+    let limit = cap.saturating_add(1);
+    let mut file = file.take(limit);
+    let expected = usize::try_from(len.min(limit)).unwrap_or(0);
+    bytes.resize(expected.saturating_add(1), 0);
+    let mut filled = 0;
+    let result = loop {
+        if filled == bytes.len() {
+            break Ok(());
+        }
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break Ok(()),
+            Ok(n) => {
+                filled += n;
+                if filled == expected {
+                    break Ok(());
+                }
+            }
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => break Err(err),
+        }
+    };
+    bytes.truncate(filled);
+    result?;
+    if filled > expected {
+        file.read_to_end(bytes)?;
+    }
+    Ok(())
 }
 
 /// Opens `path` for reading without blocking and returns it with the
@@ -137,4 +171,52 @@ fn describe(meta: &Metadata) -> &'static str {
         }
     }
     "neither a file nor a directory"
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, Read};
+
+    use super::read_sized;
+
+    /// `data` handed out at most `chunk` bytes a read; counts the reads.
+    struct Chunked<'a> {
+        data: &'a [u8],
+        chunk: usize,
+        reads: usize,
+    }
+
+    impl Read for Chunked<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.reads += 1;
+            let n = buf.len().min(self.chunk).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn read(data: &[u8], chunk: usize, len: u64, cap: u64) -> (Vec<u8>, usize) {
+        let mut file = Chunked {
+            data,
+            chunk,
+            reads: 0,
+        };
+        let mut bytes = Vec::new();
+        read_sized(&mut file, len, cap, &mut bytes).unwrap();
+        (bytes, file.reads)
+    }
+
+    #[test]
+    fn a_file_of_its_metadata_size_takes_one_read_and_the_cap_holds() {
+        assert_eq!(read(b"Notes.", 64, 6, 100), (b"Notes.".to_vec(), 1));
+        assert_eq!(read(b"Notes.", 4, 6, 100), (b"Notes.".to_vec(), 2));
+        // Grown since its metadata: read on, never past `cap + 1` bytes.
+        assert_eq!(read(b"Notes, more.", 64, 6, 100).0, b"Notes, more.");
+        assert_eq!(read(b"Notes, more.", 64, 6, 8).0, b"Notes, mo");
+        assert_eq!(read(b"Notes, more.", 64, 0, 100).0, b"Notes, more.");
+        // Shrunk: ends where the reads end.
+        assert_eq!(read(b"No", 64, 6, 100), (b"No".to_vec(), 2));
+        assert_eq!(read(b"", 64, 0, 100), (Vec::new(), 1));
+    }
 }
