@@ -457,6 +457,8 @@ mod tests {
         check("para\n\n    @NOTE.md\n", &[]);
         check("~~~md\n见 @NOTE.md，\n~~~", &[]);
         check("@x.md`code`", &["x.md"]);
+        // Between two code spans is no code.
+        check("`a` @x.md `b`", &["x.md"]);
     }
 
     #[test]

@@ -179,15 +179,21 @@ mod tests {
 
     use super::read_sized;
 
-    /// `data` handed out at most `chunk` bytes a read; counts the reads.
+    /// `data` handed out at most `chunk` bytes a read, after one
+    /// interrupted read; counts the reads that were not interrupted.
     struct Chunked<'a> {
         data: &'a [u8],
         chunk: usize,
         reads: usize,
+        interrupted: bool,
     }
 
     impl Read for Chunked<'_> {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if !self.interrupted {
+                self.interrupted = true;
+                return Err(io::ErrorKind::Interrupted.into());
+            }
             self.reads += 1;
             let n = buf.len().min(self.chunk).min(self.data.len());
             buf[..n].copy_from_slice(&self.data[..n]);
@@ -201,6 +207,7 @@ mod tests {
             data,
             chunk,
             reads: 0,
+            interrupted: false,
         };
         let mut bytes = Vec::new();
         read_sized(&mut file, len, cap, &mut bytes).unwrap();
@@ -218,5 +225,24 @@ mod tests {
         // Shrunk: ends where the reads end.
         assert_eq!(read(b"No", 64, 6, 100), (b"No".to_vec(), 2));
         assert_eq!(read(b"", 64, 0, 100), (Vec::new(), 1));
+    }
+
+    #[test]
+    fn a_read_error_is_returned_with_what_was_read() {
+        struct Failing(bool);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0 {
+                    return Err(io::ErrorKind::PermissionDenied.into());
+                }
+                self.0 = true;
+                buf[..2].copy_from_slice(b"No");
+                Ok(2)
+            }
+        }
+        let mut bytes = Vec::new();
+        let err = read_sized(Failing(false), 6, 100, &mut bytes).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+        assert_eq!(bytes, b"No");
     }
 }
