@@ -273,6 +273,7 @@ fn=(5) (below main)
 fn=(6) 0x0000000000001050
 fn=(3) _ZN3jit3run17h1E
 fn=(7) _ZN3jit4walk17h2E'2
+fn=(8) _ZN3jit4walk17h2E'x
 ob=(1)
 fn=(4) free
 ob=(2)
