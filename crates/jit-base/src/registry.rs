@@ -1,5 +1,6 @@
 //! Tool path self-report: the `AffectedPaths` trait, the `inventory` registrations and the `Registry`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -197,8 +198,26 @@ inventory::collect!(ReporterRegistration);
 /// One reporter in a [`Registry`], with where it came from.
 #[derive(Clone)]
 struct ReporterEntry {
-    reporter: Arc<dyn AffectedPaths>,
-    defined_in: String,
+    reporter: Reporter,
+    defined_in: Cow<'static, str>,
+}
+
+/// A reporter linked in through `inventory` (borrowed for the process's
+/// life: every process that audits its registry builds one, so nothing is
+/// copied for it), or one registered at run time.
+#[derive(Clone)]
+enum Reporter {
+    Linked(&'static dyn AffectedPaths),
+    Registered(Arc<dyn AffectedPaths>),
+}
+
+impl Reporter {
+    fn get(&self) -> &dyn AffectedPaths {
+        match self {
+            Reporter::Linked(reporter) => *reporter,
+            Reporter::Registered(reporter) => reporter.as_ref(),
+        }
+    }
 }
 
 /// The tools and path reporters a harness knows, from `inventory` and/or
@@ -219,8 +238,8 @@ struct ReporterEntry {
 /// ```
 #[derive(Clone, Default)]
 pub struct Registry {
-    tools: BTreeMap<String, Vec<String>>,
-    reporters: BTreeMap<String, Vec<ReporterEntry>>,
+    tools: BTreeMap<Cow<'static, str>, Vec<String>>,
+    reporters: BTreeMap<Cow<'static, str>, Vec<ReporterEntry>>,
 }
 
 impl fmt::Debug for Registry {
@@ -246,16 +265,20 @@ impl Registry {
     pub fn from_inventory() -> Self {
         let mut registry = Registry::empty();
         for tool in inventory::iter::<ToolRegistration> {
-            registry.register_tool(tool.name, tool.defined_in);
+            registry
+                .tools
+                .entry(Cow::Borrowed(tool.name))
+                .or_default()
+                .push(tool.defined_in.to_owned());
         }
         for entry in inventory::iter::<ReporterRegistration> {
             registry
                 .reporters
-                .entry(entry.tool.to_owned())
+                .entry(Cow::Borrowed(entry.tool))
                 .or_default()
                 .push(ReporterEntry {
-                    reporter: Arc::new(StaticReporter(entry.reporter)),
-                    defined_in: entry.defined_in.to_owned(),
+                    reporter: Reporter::Linked(entry.reporter),
+                    defined_in: Cow::Borrowed(entry.defined_in),
                 });
         }
         registry
@@ -293,7 +316,7 @@ impl Registry {
     /// Registers a tool name; `defined_in` says where, for audit messages.
     pub fn register_tool(&mut self, name: &str, defined_in: &str) -> &mut Self {
         self.tools
-            .entry(name.to_owned())
+            .entry(Cow::Owned(name.to_owned()))
             .or_default()
             .push(defined_in.to_owned());
         self
@@ -307,23 +330,23 @@ impl Registry {
         defined_in: &str,
     ) -> &mut Self {
         self.reporters
-            .entry(tool.to_owned())
+            .entry(Cow::Owned(tool.to_owned()))
             .or_default()
             .push(ReporterEntry {
-                reporter: Arc::new(reporter),
-                defined_in: defined_in.to_owned(),
+                reporter: Reporter::Registered(Arc::new(reporter)),
+                defined_in: Cow::Owned(defined_in.to_owned()),
             });
         self
     }
 
     /// The registered tool names, sorted.
     pub fn tools(&self) -> impl Iterator<Item = &str> {
-        self.tools.keys().map(String::as_str)
+        self.tools.keys().map(AsRef::as_ref)
     }
 
     /// The tool names that have at least one reporter, sorted.
     pub fn reported_tools(&self) -> impl Iterator<Item = &str> {
-        self.reporters.keys().map(String::as_str)
+        self.reporters.keys().map(AsRef::as_ref)
     }
 
     /// Where each registration of `tool` was made.
@@ -341,7 +364,7 @@ impl Registry {
     pub fn reporter_sources(&self, tool: &str) -> Vec<&str> {
         self.reporters
             .get(tool)
-            .map(|entries| entries.iter().map(|e| e.defined_in.as_str()).collect())
+            .map(|entries| entries.iter().map(|e| e.defined_in.as_ref()).collect())
             .unwrap_or_default()
     }
 
@@ -385,6 +408,7 @@ impl Registry {
         match self.reporters.get(tool).map(Vec::as_slice) {
             Some([entry]) => entry
                 .reporter
+                .get()
                 .affected_paths(input, cwd)
                 .map(without_nul_paths),
             Some(entries @ [_, _, ..]) => Err(Error::new(
@@ -409,19 +433,6 @@ impl Registry {
                 ),
             )),
         }
-    }
-}
-
-/// Adapts a `&'static dyn AffectedPaths` from `inventory` to the owned form.
-struct StaticReporter(&'static dyn AffectedPaths);
-
-impl AffectedPaths for StaticReporter {
-    fn affected_paths(
-        &self,
-        input: &serde_json::Value,
-        cwd: &Utf8Path,
-    ) -> Result<TouchedPaths, Error> {
-        self.0.affected_paths(input, cwd)
     }
 }
 
