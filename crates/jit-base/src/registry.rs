@@ -265,21 +265,14 @@ impl Registry {
     pub fn from_inventory() -> Self {
         let mut registry = Registry::empty();
         for tool in inventory::iter::<ToolRegistration> {
-            registry
-                .tools
-                .entry(Cow::Borrowed(tool.name))
-                .or_default()
-                .push(tool.defined_in.to_owned());
+            registry.add_tool(Cow::Borrowed(tool.name), tool.defined_in);
         }
         for entry in inventory::iter::<ReporterRegistration> {
-            registry
-                .reporters
-                .entry(Cow::Borrowed(entry.tool))
-                .or_default()
-                .push(ReporterEntry {
-                    reporter: Reporter::Linked(entry.reporter),
-                    defined_in: Cow::Borrowed(entry.defined_in),
-                });
+            registry.add_reporter(
+                Cow::Borrowed(entry.tool),
+                Reporter::Linked(entry.reporter),
+                Cow::Borrowed(entry.defined_in),
+            );
         }
         registry
     }
@@ -315,11 +308,16 @@ impl Registry {
 
     /// Registers a tool name; `defined_in` says where, for audit messages.
     pub fn register_tool(&mut self, name: &str, defined_in: &str) -> &mut Self {
+        self.add_tool(Cow::Owned(name.to_owned()), defined_in);
+        self
+    }
+
+    /// Registers a tool name, borrowed when it lives as long as the process.
+    fn add_tool(&mut self, name: Cow<'static, str>, defined_in: &str) {
         self.tools
-            .entry(Cow::Owned(name.to_owned()))
+            .entry(name)
             .or_default()
             .push(defined_in.to_owned());
-        self
     }
 
     /// Registers a path reporter for `tool`.
@@ -329,14 +327,25 @@ impl Registry {
         reporter: impl AffectedPaths + 'static,
         defined_in: &str,
     ) -> &mut Self {
-        self.reporters
-            .entry(Cow::Owned(tool.to_owned()))
-            .or_default()
-            .push(ReporterEntry {
-                reporter: Reporter::Registered(Arc::new(reporter)),
-                defined_in: Cow::Owned(defined_in.to_owned()),
-            });
+        self.add_reporter(
+            Cow::Owned(tool.to_owned()),
+            Reporter::Registered(Arc::new(reporter)),
+            Cow::Owned(defined_in.to_owned()),
+        );
         self
+    }
+
+    /// Registers a reporter for `tool`.
+    fn add_reporter(
+        &mut self,
+        tool: Cow<'static, str>,
+        reporter: Reporter,
+        defined_in: Cow<'static, str>,
+    ) {
+        self.reporters.entry(tool).or_default().push(ReporterEntry {
+            reporter,
+            defined_in,
+        });
     }
 
     /// The registered tool names, sorted.
