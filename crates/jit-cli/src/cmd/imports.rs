@@ -1,7 +1,7 @@
 //! `jit imports`: extract and expand the `@imports` of one rule file, as a table or as JSON.
 
 use std::fs;
-use std::io::{Read as _, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -175,10 +175,7 @@ fn read_rule_file(file: &Path, root: &Path, policy: &Policy) -> anyhow::Result<(
     if meta.len() > cap {
         bail!(too_large(meta.len()));
     }
-    let mut bytes = Vec::new();
-    opened
-        .take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
+    let bytes = jit_core::read_capped(opened, meta.len(), cap)
         .with_context(|| format!("cannot read rule file {shown}"))?;
     // The file may have grown since it was measured.
     let len = u64::try_from(bytes.len()).unwrap_or(u64::MAX);

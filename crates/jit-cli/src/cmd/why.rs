@@ -1,6 +1,6 @@
 //! `jit why`: the four-step checklist for "why does (or doesn't) this rule load for this file?", each step with its verdict and evidence, and a fix when the rule's author can make one.
 
-use std::io::{Read as _, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -522,15 +522,18 @@ fn step_frontmatter(
     source: &dyn RuleSource,
 ) -> Result<(jit_core::RuleHead, String), Failure> {
     let rule = &candidate.rule;
-    let mut bytes = Vec::new();
+    // At most `READ_LIMIT` bytes: one past the cap below it.
     let read = jit_core::open_regular(ctx.rule_abs.as_std_path())
-        .and_then(|(file, _)| file.take(READ_LIMIT).read_to_end(&mut bytes));
-    if let Err(err) = read {
-        return Err(Failure::new(
-            format!("cannot read {rule}: {err}"),
-            format!("{rule} cannot be read ({err})"),
-        ));
-    }
+        .and_then(|(file, meta)| jit_core::read_capped(file, meta.len(), READ_LIMIT - 1));
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            return Err(Failure::new(
+                format!("cannot read {rule}: {err}"),
+                format!("{rule} cannot be read ({err})"),
+            ));
+        }
+    };
     if bytes.contains(&0) {
         return Err(Failure::new(
             format!("{rule} has a NUL byte, so it is not a text rule file (binary)"),

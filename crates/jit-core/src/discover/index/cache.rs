@@ -15,7 +15,7 @@
 //! every walk; the cache saves listing directories, the cost of a walk.
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -161,10 +161,8 @@ fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
             meta.len()
         ));
     }
-    let mut text = Vec::new();
-    handle
-        .take(MAX_CACHE_BYTES)
-        .read_to_end(&mut text)
+    // At most `MAX_CACHE_BYTES`, in one read when its size is as measured.
+    let text = jit_base::read_capped(handle, meta.len(), MAX_CACHE_BYTES - 1)
         .map_err(|err| format!("cannot read {file}: {err}; every directory was listed"))?;
     let not_a_cache = |err: serde_json::Error| {
         format!("{file} is not a walk cache ({err}); every directory was listed")
