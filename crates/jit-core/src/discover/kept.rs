@@ -153,18 +153,12 @@ impl DiscoveryState {
             .replay
             .iter()
             .map(|item| {
-                // The stamp a replay judges with must be the one stored for it.
                 // (Compared as text: a path's `==` walks its components.)
-                let real = item.real.as_str();
-                let index = record
-                    .stamps
-                    .iter()
-                    .position(|(path, stamp)| path.as_str() == real && *stamp == item.stamp)?;
-                let candidate =
-                    (item.candidate.as_str() != real).then(|| item.candidate.to_string());
-                Some(StoredReplay(item.source, index, candidate, None))
+                let candidate = (item.candidate.as_str() != item.real.as_str())
+                    .then(|| item.candidate.to_string());
+                StoredReplay(item.source, item.stamp_index, candidate, None)
             })
-            .collect::<Option<Vec<_>>>()?;
+            .collect::<Vec<_>>();
         for (kept, item) in replay.iter_mut().zip(&record.replay) {
             kept.3 = self.kept_scope(item, scopes);
         }
@@ -279,6 +273,7 @@ fn scan_record(
             candidate: candidate.map_or_else(|| real.clone(), Utf8PathBuf::from),
             real: real.clone(),
             stamp: *stamp,
+            stamp_index: index,
         });
         scopes.push(patterns);
     }

@@ -655,6 +655,7 @@ impl<'a> DirScan<'a> {
                 candidate: candidate.to_owned(),
                 real: real.clone(),
                 stamp,
+                stamp_index: self.record.stamps.len() - 1,
             });
         }
         self.judge_known(source, candidate, &real, Some(&meta), stamp);

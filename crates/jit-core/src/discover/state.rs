@@ -113,6 +113,8 @@ pub(super) struct Replay {
     pub(super) real: Utf8PathBuf,
     /// Its stamp when judged (also in the record's stamps).
     pub(super) stamp: Stamp,
+    /// Where that stamp is in the record's stamps.
+    pub(super) stamp_index: usize,
 }
 
 impl DiscoveryState {
