@@ -871,6 +871,34 @@ fn bad_input_never_disturbs_the_call_nor_a_valid_state() {
     assert_eq!(log.lines().count(), 6, "{log}");
 }
 
+/// A bug must not disturb the agent's call: a panic inside a hook call is
+/// caught, reported on one line of stderr, and the exit status stays 0.
+/// This holds the binary as linked to it (on Linux with glibc its unwinder
+/// is linked in rather than loaded from `libgcc_s`). The switch exists in
+/// debug builds only: a release build ignores it and answers the call.
+#[test]
+fn a_panic_in_a_hook_call_is_caught_and_the_call_goes_on() {
+    let env = Env::new();
+    let mut cmd = env.command(&["--agent", "claude-code", "--conventions", "claude"]);
+    cmd.env("CLAUDE_PROJECT_DIR", &env.root)
+        .env("JIT_DEBUG_HOOK_PANIC", "1");
+    let payload = write("s", "src/ui/A.tsx").replace("$ROOT", env.root.to_str().unwrap());
+    let run = env.run(cmd, payload.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    if cfg!(debug_assertions) {
+        assert!(run.stdout.is_empty(), "{run:?}");
+        assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
+        assert!(
+            run.stderr.starts_with("jit hook: error: internal error: ")
+                && run.stderr.contains("JIT_DEBUG_HOOK_PANIC is set"),
+            "{run:?}"
+        );
+    } else {
+        assert!(!run.stderr.contains("internal error"), "{run:?}");
+        assert!(run.stdout.contains("UI: no colour emoji."), "{run:?}");
+    }
+}
+
 #[test]
 fn a_malformed_call_of_a_batch_is_logged_and_its_batch_mates_still_run() {
     let env = Env::new();

@@ -157,13 +157,26 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
                     crate::output::escape(&info)
                 ));
             }));
-            let outcome =
-                std::panic::catch_unwind(|| run::handle(&options, &mut std::io::stdin().lock()));
+            let outcome = std::panic::catch_unwind(|| {
+                debug_panic();
+                run::handle(&options, &mut std::io::stdin().lock())
+            });
             if let Ok((outcome, error)) = outcome {
                 run::report(&outcome, error.as_ref());
             }
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// In a debug build, panics when `JIT_DEBUG_HOOK_PANIC` is set, so that a
+/// test can check the binary as linked still catches a panic (on Linux
+/// with glibc its unwinder is linked in rather than loaded from
+/// `libgcc_s`: see `build/unwinder.rs`). A release build has no such switch.
+fn debug_panic() {
+    #[cfg(debug_assertions)]
+    if std::env::var_os("JIT_DEBUG_HOOK_PANIC").is_some() {
+        panic!("JIT_DEBUG_HOOK_PANIC is set");
     }
 }
 
