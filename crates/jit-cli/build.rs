@@ -25,8 +25,12 @@ fn main() {
     let unwinder = unwinder_args(probe.as_ref());
     report("unwinder", &unwinder);
     // For the test that holds the binary to this decision.
-    let unwinder_linked = if unwinder.is_ok() { "linked" } else { "shared" };
-    println!("cargo:rustc-env=JIT_BUILD_UNWINDER={unwinder_linked}");
+    let unwinder_kind = match (&unwinder, crt_static()) {
+        (Ok(_), _) => "linked",
+        (Err(_), true) => "static",
+        (Err(_), false) => "shared",
+    };
+    println!("cargo:rustc-env=JIT_BUILD_UNWINDER={unwinder_kind}");
     for arg in order
         .into_iter()
         .flatten()
@@ -69,15 +73,11 @@ fn order_args(probe: Option<&Probe>) -> Result<[String; 2], String> {
 fn unwinder_args(probe: Option<&Probe>) -> Result<[String; 3], String> {
     let cfg = |name: &str| env::var(name).unwrap_or_default();
     let opt_out = env::var("JIT_STATIC_LIBGCC").ok();
-    let (os, target_env, features) = (
-        cfg("CARGO_CFG_TARGET_OS"),
-        cfg("CARGO_CFG_TARGET_ENV"),
-        cfg("CARGO_CFG_TARGET_FEATURE"),
-    );
+    let (os, target_env) = (cfg("CARGO_CFG_TARGET_OS"), cfg("CARGO_CFG_TARGET_ENV"));
     let target = unwinder::Target {
         os: &os,
         env: &target_env,
-        crt_static: features.split(',').any(|feature| feature == "crt-static"),
+        crt_static: crt_static(),
         native: env::var("HOST").ok() == env::var("TARGET").ok(),
         opt_out: opt_out.as_deref(),
     };
@@ -97,12 +97,26 @@ fn unwinder_args(probe: Option<&Probe>) -> Result<[String; 3], String> {
     let archive = unwinder::archive_path(&printed)
         .filter(|path| Path::new(path).is_file())
         .ok_or_else(|| format!("`{driver}` knows no libgcc_eh.a"))?;
+    // A GCC upgrade may take the archive away: link without it then.
+    println!("cargo:rerun-if-changed={archive}");
     let args = unwinder::archive_args(archive);
-    let caught = probe
-        .link("unwind_probe", unwinder::PROBE_SOURCE, &args)
-        .and_then(|program| run_for(&program, Duration::from_secs(20)))
+    let program = probe.link("unwind_probe", unwinder::PROBE_SOURCE, &args);
+    let caught = program
+        .as_deref()
+        .and_then(|program| run_for(program, Duration::from_secs(20)))
         .is_some_and(|(succeeded, stdout)| unwinder::probe_caught(succeeded, &stdout));
-    unwinder::link_args(archive, caught).map_err(str::to_owned)
+    let needed = program
+        .and_then(|program| std::fs::read(program).ok())
+        .and_then(|bytes| unwinder::needed_libraries(&bytes));
+    unwinder::link_args(archive, caught, needed.as_deref()).map_err(str::to_owned)
+}
+
+/// Whether the target links the C library statically (`+crt-static`).
+fn crt_static() -> bool {
+    env::var("CARGO_CFG_TARGET_FEATURE")
+        .unwrap_or_default()
+        .split(',')
+        .any(|feature| feature == "crt-static")
 }
 
 /// Links small programs with this build's rustc, target, flags and linker:

@@ -10,7 +10,7 @@ mod unwinder;
 use std::path::Path;
 use std::process::Command;
 
-use unwinder::{Target, archive_path, link_args, probe_caught, worth_trying};
+use unwinder::{Target, archive_path, link_args, needed_libraries, probe_caught, worth_trying};
 
 /// A native build for Linux with glibc that does not opt out.
 fn linux_gnu() -> Target<'static> {
@@ -109,18 +109,33 @@ fn the_archive_is_an_absolute_path_the_driver_printed() {
     }
 }
 
+/// The archive is linked only when the probe caught its panic and no
+/// longer names `libgcc_s` (GNU `ld` and gold keep it: nothing saved).
 #[test]
-fn the_archive_is_linked_whole_and_only_after_a_caught_panic() {
+fn the_archive_is_linked_whole_and_only_when_the_probe_shows_it_pays() {
     let archive = "/usr/lib/gcc/x86_64-linux-gnu/12/libgcc_eh.a";
+    let libs = |names: &[&str]| names.iter().map(|&n| n.to_owned()).collect::<Vec<_>>();
+    let without = libs(&["libc.so.6"]);
+    let with = libs(&["libgcc_s.so.1", "libc.so.6"]);
     assert_eq!(
-        link_args(archive, true),
+        link_args(archive, true, Some(&without)),
         Ok([
             "-Wl,--whole-archive".to_owned(),
             archive.to_owned(),
             "-Wl,--no-whole-archive".to_owned(),
         ])
     );
-    assert!(link_args(archive, false).is_err());
+    for (caught, needed, why) in [
+        (false, Some(&without), "did not catch"),
+        (true, Some(&with), "kept libgcc_s"),
+        (true, None, "could not be read"),
+    ] {
+        let answer = link_args(archive, caught, needed.map(Vec::as_slice));
+        assert!(
+            answer.as_ref().is_err_and(|reason| reason.contains(why)),
+            "{why}: {answer:?}"
+        );
+    }
 }
 
 #[test]
@@ -161,79 +176,160 @@ fn the_probe_tells_a_caught_panic_from_an_abort() {
     assert!(!probe_caught(succeeded, &stdout), "{stdout:?}");
 }
 
-/// The shared libraries an ELF file names (`DT_NEEDED`), read from its
-/// dynamic section; 64-bit little-endian only, which is all the build links
-/// the unwinder into.
-fn needed_libraries(file: &Path) -> Vec<String> {
-    let bytes = std::fs::read(file).expect("read the binary");
-    let u16_at = |at: usize| u16::from_le_bytes(bytes[at..at + 2].try_into().expect("2 bytes"));
-    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-    let u64_at = |at: usize| {
-        let value = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        usize::try_from(value).expect("fits")
+/// A minimal ELF file of either class and byte order: a header, a loaded
+/// segment and a dynamic segment, whose string table names `needed`.
+fn elf(wide: bool, little: bool, needed: &[&str]) -> Vec<u8> {
+    let word: usize = if wide { 8 } else { 4 };
+    let put = |bytes: &mut Vec<u8>, at: usize, value: u64, size: usize| {
+        let all = if little {
+            value.to_le_bytes()
+        } else {
+            value.to_be_bytes()
+        };
+        let field = if little {
+            &all[..size]
+        } else {
+            &all[8 - size..]
+        };
+        bytes[at..at + size].copy_from_slice(field);
     };
-    assert_eq!(&bytes[..4], b"\x7fELF");
-    assert_eq!((bytes[4], bytes[5]), (2, 1), "ELF64, little-endian");
-    let (phoff, phentsize, phnum) = (u64_at(0x20), usize::from(u16_at(0x36)), u16_at(0x38));
-    let headers: Vec<usize> = (0..usize::from(phnum))
-        .map(|i| phoff + i * phentsize)
-        .collect();
-    // A virtual address to its offset in the file, through the loaded segments.
-    let offset_of = |address: usize| {
-        headers
-            .iter()
-            .filter(|&&h| u32_at(h) == 1)
-            .find(|&&h| (u64_at(h + 16)..u64_at(h + 16) + u64_at(h + 32)).contains(&address))
-            .map(|&h| address - u64_at(h + 16) + u64_at(h + 8))
-            .expect("the address is in a loaded segment")
-    };
-    let Some(&dynamic) = headers.iter().find(|&&h| u32_at(h) == 2) else {
-        return Vec::new();
-    };
-    let entries: Vec<(usize, usize)> = (u64_at(dynamic + 8)..)
-        .step_by(16)
-        .map(|at| (u64_at(at), u64_at(at + 8)))
-        .take_while(|&(tag, _)| tag != 0)
-        .collect();
-    let strings = entries
-        .iter()
-        .find(|&&(tag, _)| tag == 5)
-        .map(|&(_, address)| offset_of(address))
-        .expect("a dynamic section has a string table");
-    entries
-        .iter()
-        .filter(|&&(tag, _)| tag == 1)
-        .map(|&(_, name)| {
-            let start = strings + name;
-            let end = start
-                + bytes[start..]
-                    .iter()
-                    .position(|&b| b == 0)
-                    .expect("a name ends");
-            String::from_utf8_lossy(&bytes[start..end]).into_owned()
-        })
-        .collect()
+    let (header, phentsize) = if wide { (64, 56) } else { (52, 32) };
+    let phoff = header;
+    let dynamic = phoff + 2 * phentsize;
+    let entries = needed.len() + 2;
+    let strings = dynamic + entries * 2 * word;
+    let mut table = vec![0u8];
+    let mut names = Vec::new();
+    for name in needed {
+        names.push(table.len());
+        table.extend_from_slice(name.as_bytes());
+        table.push(0);
+    }
+    let mut bytes = vec![0u8; strings + table.len()];
+    bytes[..4].copy_from_slice(b"\x7fELF");
+    bytes[4] = if wide { 2 } else { 1 };
+    bytes[5] = if little { 1 } else { 2 };
+    let (phoff_at, phentsize_at) = if wide { (0x20, 0x36) } else { (0x1c, 0x2a) };
+    put(&mut bytes, phoff_at, phoff as u64, word);
+    put(&mut bytes, phentsize_at, phentsize as u64, 2);
+    put(&mut bytes, phentsize_at + 2, 2, 2);
+    // Both segments at address 0x1000 more than their offset.
+    let fields = if wide { 8 } else { 4 };
+    let total = bytes.len() as u64;
+    for (i, (kind, offset, size)) in [
+        (1u64, 0u64, total),
+        (2, dynamic as u64, (entries * 2 * word) as u64),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let at = phoff + i * phentsize;
+        put(&mut bytes, at, kind, 4);
+        put(&mut bytes, at + fields, offset, word);
+        put(&mut bytes, at + fields + word, offset + 0x1000, word);
+        put(&mut bytes, at + fields + 3 * word, size, word);
+    }
+    let mut at = dynamic;
+    for &name in &names {
+        put(&mut bytes, at, 1, word);
+        put(&mut bytes, at + word, name as u64, word);
+        at += 2 * word;
+    }
+    put(&mut bytes, at, 5, word);
+    put(&mut bytes, at + word, strings as u64 + 0x1000, word);
+    bytes[strings..].copy_from_slice(&table);
+    bytes
 }
 
-/// When the build linked the unwinder in, `jit` does not load `libgcc_s`:
-/// the linker took the archive's definitions over the shared library's.
-/// A build that kept `libgcc_s` (another target, `JIT_STATIC_LIBGCC=off`)
-/// still names the C library.
+/// The reader the build checks its probe with follows both classes and
+/// both byte orders, and answers `None`, never a panic, for what is not an
+/// ELF file it can follow.
+#[test]
+fn the_elf_reader_lists_needed_libraries_in_every_layout_and_never_panics() {
+    let names = ["libgcc_s.so.1", "libc.so.6"];
+    for wide in [true, false] {
+        for little in [true, false] {
+            let file = elf(wide, little, &names);
+            assert_eq!(
+                needed_libraries(&file),
+                Some(names.map(str::to_owned).to_vec()),
+                "wide {wide}, little {little}"
+            );
+            assert_eq!(needed_libraries(&elf(wide, little, &[])), Some(Vec::new()));
+            // Every truncation is an answer, not a panic.
+            for len in 0..file.len() {
+                let _ = needed_libraries(&file[..len]);
+            }
+        }
+    }
+    assert_eq!(needed_libraries(b"#!/bin/sh\n"), None);
+    let mut class = elf(true, true, &names);
+    class[4] = 3;
+    assert_eq!(needed_libraries(&class), None);
+    let mut order = elf(true, true, &names);
+    order[5] = 0;
+    assert_eq!(needed_libraries(&order), None);
+}
+
+/// `cc -print-file-name=libgcc_eh.a`, when the driver knows the archive.
+fn archive() -> Option<String> {
+    let out = Command::new("cc")
+        .arg("-print-file-name=libgcc_eh.a")
+        .output()
+        .ok()?;
+    archive_path(&String::from_utf8_lossy(&out.stdout)).map(str::to_owned)
+}
+
+/// The probe linked as the build links it: it still catches its panic,
+/// and what the build decides from it agrees with the libraries it names
+/// (none of `libgcc_s` with rustc's `lld`; GNU `ld` keeps it).
+#[test]
+fn the_probe_linked_with_the_archive_catches_and_is_judged_by_what_it_loads() {
+    if !cfg!(all(target_os = "linux", target_env = "gnu")) {
+        // Only Linux with glibc links the archive in.
+        return;
+    }
+    let archive = archive().expect("a glibc system with GCC has libgcc_eh.a");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let args: Vec<String> = unwinder::archive_args(&archive)
+        .iter()
+        .map(|arg| format!("link-arg={arg}"))
+        .collect();
+    let flags: Vec<&str> = args.iter().flat_map(|arg| ["-C", arg.as_str()]).collect();
+    let (succeeded, stdout) = run_probe(dir.path(), "linked", &flags);
+    assert!(probe_caught(succeeded, &stdout), "{stdout:?}");
+    let bytes = std::fs::read(dir.path().join("linked")).expect("read the probe");
+    let needed = needed_libraries(&bytes).expect("the probe is an ELF file");
+    assert!(
+        needed.iter().any(|name| name.starts_with("libc.so")),
+        "{needed:?}"
+    );
+    let kept = needed.iter().any(|name| name.starts_with("libgcc_s"));
+    assert_eq!(
+        link_args(&archive, true, Some(&needed)).is_ok(),
+        !kept,
+        "{needed:?}"
+    );
+}
+
+/// `jit` as built loads `libgcc_s` exactly when the build script did not
+/// link the unwinder in: not when it did (`linked`), yes when it kept it
+/// (`shared`: `JIT_STATIC_LIBGCC=off`, GNU `ld`, no archive), and no
+/// shared library at all in a static build (`static`).
 #[test]
 fn the_binary_loads_libgcc_s_only_when_the_build_kept_it() {
     if !cfg!(all(target_os = "linux", target_env = "gnu")) {
         // Not an ELF file with glibc's libraries to look for.
         return;
     }
-    let needed = needed_libraries(Path::new(env!("CARGO_BIN_EXE_jit")));
-    assert!(
-        needed.iter().any(|name| name.starts_with("libc.so")),
-        "{needed:?}"
-    );
+    let bytes = std::fs::read(env!("CARGO_BIN_EXE_jit")).expect("read the binary");
+    let needed = needed_libraries(&bytes).expect("jit is an ELF file");
+    let libc = needed.iter().any(|name| name.starts_with("libc.so"));
     let gcc_s = needed.iter().any(|name| name.starts_with("libgcc_s"));
     match env!("JIT_BUILD_UNWINDER") {
-        "linked" => assert!(!gcc_s, "{needed:?}"),
-        "shared" => assert!(gcc_s, "{needed:?}"),
+        "linked" => assert!(libc && !gcc_s, "{needed:?}"),
+        "shared" => assert!(libc && gcc_s, "{needed:?}"),
+        "static" => assert!(needed.is_empty(), "{needed:?}"),
         other => panic!("JIT_BUILD_UNWINDER={other}"),
     }
 }
