@@ -88,18 +88,10 @@ fn unwinder_args(probe: Option<&Probe>) -> Result<[String; 3], String> {
     // rustc links through the C compiler driver, which knows where its
     // libgcc is.
     let driver = env::var("RUSTC_LINKER").unwrap_or_else(|_| "cc".to_owned());
-    let printed = Command::new(&driver)
-        .arg("-print-file-name=libgcc_eh.a")
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|err| format!("`{driver}` could not be run: {err}"))?;
-    let printed = String::from_utf8_lossy(&printed.stdout);
-    let archive = unwinder::archive_path(&printed)
-        .filter(|path| Path::new(path).is_file())
-        .ok_or_else(|| format!("`{driver}` knows no libgcc_eh.a"))?;
+    let archive = unwinder::find_archive(&driver)?;
     // A GCC upgrade may take the archive away: link without it then.
     println!("cargo:rerun-if-changed={archive}");
-    let args = unwinder::archive_args(archive);
+    let args = unwinder::archive_args(&archive);
     let program = probe.link("unwind_probe", unwinder::PROBE_SOURCE, &args);
     let caught = program
         .as_deref()
@@ -108,7 +100,7 @@ fn unwinder_args(probe: Option<&Probe>) -> Result<[String; 3], String> {
     let needed = program
         .and_then(|program| std::fs::read(program).ok())
         .and_then(|bytes| unwinder::needed_libraries(&bytes));
-    unwinder::link_args(archive, caught, needed.as_deref()).map_err(str::to_owned)
+    unwinder::link_args(&archive, caught, needed.as_deref()).map_err(str::to_owned)
 }
 
 /// Whether the target links the C library statically (`+crt-static`).

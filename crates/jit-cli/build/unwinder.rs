@@ -50,6 +50,20 @@ pub(crate) fn archive_path(printed: &str) -> Option<&str> {
     (path.starts_with('/') && path.ends_with("/libgcc_eh.a")).then_some(path)
 }
 
+/// The archive the C compiler driver `driver` knows (it prints the path
+/// for `-print-file-name=libgcc_eh.a`), or why there is none.
+pub(crate) fn find_archive(driver: &str) -> Result<String, String> {
+    let printed = std::process::Command::new(driver)
+        .arg("-print-file-name=libgcc_eh.a")
+        .stderr(std::process::Stdio::null())
+        .output()
+        .map_err(|err| format!("`{driver}` could not be run: {err}"))?;
+    archive_path(&String::from_utf8_lossy(&printed.stdout))
+        .filter(|path| std::path::Path::new(path).is_file())
+        .map(str::to_owned)
+        .ok_or_else(|| format!("`{driver}` knows no libgcc_eh.a"))
+}
+
 /// The linker arguments that link every member of `archive` into the
 /// binary. Linked as a whole, since rustc names `libgcc_s` before any
 /// argument a build script adds: with rustc's own `lld` (or mold), which

@@ -271,15 +271,6 @@ fn the_elf_reader_lists_needed_libraries_in_every_layout_and_never_panics() {
     assert_eq!(needed_libraries(&order), None);
 }
 
-/// `cc -print-file-name=libgcc_eh.a`, when the driver knows the archive.
-fn archive() -> Option<String> {
-    let out = Command::new("cc")
-        .arg("-print-file-name=libgcc_eh.a")
-        .output()
-        .ok()?;
-    archive_path(&String::from_utf8_lossy(&out.stdout)).map(str::to_owned)
-}
-
 /// The probe linked as the build links it: it still catches its panic,
 /// and what the build decides from it agrees with the libraries it names
 /// (none of `libgcc_s` with rustc's `lld`; GNU `ld` keeps it).
@@ -289,7 +280,7 @@ fn the_probe_linked_with_the_archive_catches_and_is_judged_by_what_it_loads() {
         // Only Linux with glibc links the archive in.
         return;
     }
-    let archive = archive().expect("a glibc system with GCC has libgcc_eh.a");
+    let archive = unwinder::find_archive("cc").expect("a glibc system with GCC has libgcc_eh.a");
     let dir = tempfile::tempdir().expect("a temporary directory");
     let args: Vec<String> = unwinder::archive_args(&archive)
         .iter()
