@@ -262,6 +262,23 @@ fn the_elf_reader_lists_needed_libraries_in_every_layout_and_never_panics() {
             }
         }
     }
+    // The dynamic section ends at its first `DT_NULL`: an entry after it
+    // (here the string table's) is not read.
+    let mut ended = elf(true, true, &names);
+    let second_needed = 64 + 2 * 56 + 16;
+    ended[second_needed..second_needed + 8].fill(0);
+    assert_eq!(needed_libraries(&ended), None);
+    // A string table just past the end of the loaded segment is not in it.
+    let mut short = elf(true, true, &names);
+    let strings = 64 + 2 * 56 + (names.len() + 2) * 16;
+    let load_size = 64 + 8 + 3 * 8;
+    short[load_size..load_size + 8].copy_from_slice(&(strings as u64).to_le_bytes());
+    assert_eq!(needed_libraries(&short), None);
+    short[load_size..load_size + 8].copy_from_slice(&(strings as u64 + 1).to_le_bytes());
+    assert_eq!(
+        needed_libraries(&short),
+        Some(names.map(str::to_owned).to_vec())
+    );
     assert_eq!(needed_libraries(b"#!/bin/sh\n"), None);
     let mut class = elf(true, true, &names);
     class[4] = 3;
