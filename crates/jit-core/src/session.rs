@@ -332,10 +332,16 @@ pub trait NativeLoads: Send + Sync + std::fmt::Debug {
 /// );
 /// ```
 pub fn block_header(file: &str, attribution: Attribution, trigger: &str) -> String {
-    format!(
-        "[jit-context] {file} ({}, triggered by {trigger})",
-        attribution.as_str()
-    )
+    [
+        "[jit-context] ",
+        file,
+        " (",
+        attribution.as_str(),
+        ", triggered by ",
+        trigger,
+        ")",
+    ]
+    .concat()
 }
 
 /// What one block costs in [`Injection::context_text`]: its header, its

@@ -730,7 +730,7 @@ impl<'a> DirScan<'a> {
         // was injected.
         let file = self.engine.display(candidate);
         self.state
-            .set_origin(real.as_str(), format!("{file} ({})", source.name()));
+            .set_origin(real.as_str(), [&file, " (", source.name(), ")"].concat());
         self.state.imported_by.remove(real.as_str());
         self.state.loaded.insert(real.to_string(), stamp);
         self.out.loaded.push(LoadedRule {
@@ -1089,8 +1089,10 @@ impl<'a> DirScan<'a> {
             let stamp = stamp.or_else(|| fs::metadata(&real_import).ok().map(|m| Stamp::of(&m)));
             if let Some(stamp) = stamp {
                 self.state.loaded.insert(key.clone(), stamp);
-                self.state
-                    .set_origin(&key, format!("an import in {from} ({})", source.name()));
+                self.state.set_origin(
+                    &key,
+                    ["an import in ", &from, " (", source.name(), ")"].concat(),
+                );
                 self.state.imported_by.insert(key, real.to_string());
             }
         }

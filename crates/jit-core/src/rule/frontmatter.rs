@@ -500,10 +500,7 @@ fn parse_yaml(
             ..Frontmatter::default()
         });
     }
-    // Blank lines stand for the lines above the YAML, so the parser's line
-    // numbers are the file's.
-    let lead = "\n".repeat(first_line.saturating_sub(1));
-    match parse_map(&format!("{lead}{yaml}"))? {
+    match parse_map(yaml, first_line)? {
         Ok(values) => {
             // `paths: {src,lib}/**` is valid YAML, but a mapping, not the
             // brace pattern its author meant: read such keys literally.
@@ -557,13 +554,23 @@ fn holds_mapping(value: &Value) -> bool {
 
 /// Strict YAML under the limits: the frontmatter must be a mapping. The
 /// outer error is a limit that was hit (the rule is refused whatever its
-/// scope keys); the inner one a message for a person. A frontmatter of
-/// plain `key: value` lines is read without the parser ([`plain`]).
-fn parse_map(yaml: &str) -> Result<Result<Map<String, Value>, String>, FrontmatterError> {
-    match plain::parse(yaml) {
-        Some(map) => Ok(Ok(map)),
-        None => parse_map_yaml(yaml),
+/// scope keys); the inner one a message for a person. `yaml` starts on the
+/// file's line `first_line`. A frontmatter of plain `key: value` lines is
+/// read without the parser ([`plain`]), which reports no line numbers.
+fn parse_map(
+    yaml: &str,
+    first_line: usize,
+) -> Result<Result<Map<String, Value>, String>, FrontmatterError> {
+    if let Some(map) = plain::parse(yaml) {
+        return Ok(Ok(map));
     }
+    // Blank lines stand for the lines above the YAML, so the parser's line
+    // numbers are the file's.
+    let lead = first_line.saturating_sub(1);
+    let mut padded = String::with_capacity(lead + yaml.len());
+    padded.extend(std::iter::repeat_n('\n', lead));
+    padded.push_str(yaml);
+    parse_map_yaml(&padded)
 }
 
 /// [`parse_map`] by the YAML parser.
@@ -794,7 +801,7 @@ fn other_keys(
 ) -> Result<Map<String, Value>, FrontmatterError> {
     // The lines read literally are blanked, not dropped, so the
     // parser's line numbers stay the file's.
-    let mut rest = "\n".repeat(first_line.saturating_sub(1));
+    let mut rest = String::new();
     for (line, consumed) in lines.iter().zip(consumed) {
         if !consumed {
             rest.push_str(line);
@@ -804,7 +811,7 @@ fn other_keys(
     if rest.trim().is_empty() {
         return Ok(Map::new());
     }
-    Ok(match parse_map(&rest)? {
+    Ok(match parse_map(&rest, first_line)? {
         Ok(values) => values,
         Err(err) => {
             warnings.push(format!(

@@ -145,7 +145,7 @@ impl CompiledScope {
     /// The patterns as a `Debug` list (`["src/**/*.ts", "lib/"]`), made on
     /// first use and kept.
     pub(crate) fn patterns_shown(&self) -> &str {
-        self.shown.get_or_init(|| format!("{:?}", self.patterns))
+        self.shown.get_or_init(|| debug_list(&self.patterns))
     }
 
     /// Whether `subject` (root-relative, `/`-separated) matches any pattern.
@@ -187,6 +187,32 @@ impl CompiledScope {
             .and_then(|&i| self.patterns.get(i))
             .map(String::as_str)
     }
+}
+
+/// `items` as `format!("{items:?}")` writes them, without the formatting
+/// machinery when no item holds a character `Debug` escapes (printable
+/// ASCII but `"` and `\`: every pattern seen in practice).
+fn debug_list(items: &[String]) -> String {
+    let plain = |item: &String| {
+        item.bytes()
+            .all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\')
+    };
+    if !items.iter().all(plain) {
+        return format!("{items:?}");
+    }
+    let len = items.iter().map(|item| item.len() + 4).sum::<usize>() + 2;
+    let mut out = String::with_capacity(len);
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('"');
+        out.push_str(item);
+        out.push('"');
+    }
+    out.push(']');
+    out
 }
 
 /// The set of `globs` (the parsed `patterns`), or an error naming them.
@@ -539,6 +565,15 @@ mod tests {
                 let expected = eager_first(&scope, &subject);
                 prop_assert_eq!(scope.first_match(&subject), expected, "{:?}", scope.simple);
                 prop_assert_eq!(scope.is_match(&subject), expected.is_some());
+            }
+
+            /// The patterns are shown as `Debug` shows a list of them,
+            /// with or without characters it escapes.
+            #[test]
+            fn the_patterns_are_shown_as_debug_shows_them(
+                patterns in proptest::collection::vec("[ab/*\"\\\\' ~\t\u{7f}é\u{301}]{0,6}", 0..4),
+            ) {
+                prop_assert_eq!(debug_list(&patterns), format!("{patterns:?}"));
             }
 
             /// A pattern the simple matcher takes is always a valid glob,
