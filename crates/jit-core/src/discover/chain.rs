@@ -234,7 +234,7 @@ impl Engine {
     fn resolve_level(&self, lex: &Utf8Path, parent_plain: bool) -> (Level, bool, Option<Stamp>) {
         #[cfg(test)]
         tests::RESOLVED.with(|count| count.set(count.get() + 1));
-        let path = self.root.join(lex);
+        let path = super::join(&self.root, lex.as_str());
         if parent_plain {
             match fs::symlink_metadata(&path) {
                 Ok(meta) if meta.is_dir() => {

@@ -340,7 +340,7 @@ impl<'a> DirScan<'a> {
                 {
                     continue;
                 }
-                self.judge_rule_dir(source, &dir.join(&rule_dir.path), rule_dir);
+                self.judge_rule_dir(source, &super::join(dir, &rule_dir.path), rule_dir);
             }
         }
         self.source_name = "";
@@ -546,10 +546,12 @@ impl<'a> DirScan<'a> {
                     continue;
                 }
             };
-            let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else {
                 self.skip_non_utf8_name(&entry.path());
                 continue;
             };
+            let path = super::join(folder, name);
             // The entry's type comes with the listing; only a link needs a
             // stat to know what it points at.
             let is_dir = match entry.file_type() {

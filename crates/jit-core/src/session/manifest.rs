@@ -257,7 +257,12 @@ pub(crate) fn fnv1a(text: &str) -> String {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    format!("{hash:016x}")
+    // `format!("{hash:016x}")`, without the formatting machinery.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    (0..16)
+        .rev()
+        .map(|digit| char::from(HEX[((hash >> (digit * 4)) & 0xf) as usize]))
+        .collect()
 }
 
 #[cfg(test)]
@@ -287,5 +292,11 @@ mod tests {
     fn fnv1a_of_known_inputs() {
         assert_eq!(fnv1a(""), "cbf29ce484222325");
         assert_eq!(fnv1a("a"), "af63dc4c8601ec8c");
+        // Leading zeros are written: always 16 digits.
+        let short = (0..10_000)
+            .map(|n| n.to_string())
+            .find(|text| fnv1a(text).starts_with('0'))
+            .expect("some short text hashes to a leading zero");
+        assert_eq!(fnv1a(&short).len(), 16);
     }
 }

@@ -73,11 +73,11 @@ impl SimpleGlob {
                 everything: true,
             });
         }
-        let segments: Vec<&str> = pattern.split('/').collect();
-        let last = segments.len() - 1;
-        let mut parts = Vec::with_capacity(segments.len());
-        for (i, segment) in segments.iter().enumerate() {
-            if *segment == "**" {
+        // The index of the last segment: one per `/` after the first.
+        let last = pattern.bytes().filter(|&b| b == b'/').count();
+        let mut parts = Vec::with_capacity(last + 1);
+        for (i, segment) in pattern.split('/').enumerate() {
+            if segment == "**" {
                 // Not right after another `**` (`**/**`, `a/**/**`): the
                 // glob set merges those its own way.
                 if matches!(parts.last(), None | Some(Part::Segment(_))) {
