@@ -413,9 +413,9 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
         ScopeSpec::Invalid(why) => {
             return Err(Rejection::new(SkipReason::InvalidFrontmatter, why));
         }
-        ScopeSpec::Paths(globs) => compile_scope(&globs)?,
+        ScopeSpec::Paths(globs) => compile_scope(globs)?,
         ScopeSpec::PathsWithWarning(globs, warning) => {
-            let compiled = compile_scope(&globs)?;
+            let compiled = compile_scope(globs)?;
             warnings.push(warning);
             compiled
         }
@@ -430,9 +430,9 @@ pub(crate) fn parse_rule(text: &str, source: &dyn RuleSource) -> Result<ParsedRu
     })
 }
 
-pub(crate) fn compile_scope(globs: &[String]) -> Result<RuleScope, Rejection> {
-    check_scope_limits(globs)?;
-    let compiled = CompiledScope::new(globs)
+pub(crate) fn compile_scope(globs: Vec<String>) -> Result<RuleScope, Rejection> {
+    check_scope_limits(&globs)?;
+    let compiled = CompiledScope::from_owned(globs)
         .map_err(|err| Rejection::new(SkipReason::InvalidFrontmatter, err.to_string()))?;
     Ok(RuleScope::Paths(compiled))
 }

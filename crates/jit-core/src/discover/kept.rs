@@ -196,7 +196,7 @@ impl DiscoveryState {
     /// one it matches reads the file. Patterns that do not compile are not
     /// kept: the file is read.
     fn keep_scope(&mut self, replay: &Replay, patterns: &[String]) {
-        if let Ok(scope) = compile_scope(patterns) {
+        if let Ok(scope) = compile_scope(patterns.to_vec()) {
             let parsed = ParsedRule {
                 body: String::new(),
                 frontmatter: true,

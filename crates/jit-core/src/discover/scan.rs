@@ -82,8 +82,16 @@ type Imported = (Utf8PathBuf, String, Option<Stamp>);
 /// as `a` before `a-b`). Without parsing components, which made sorting
 /// a rule folder's listing a visible share of a hook call.
 fn by_components(a: &str, b: &str) -> std::cmp::Ordering {
-    let key = |byte: u8| if byte == b'/' { 0 } else { u16::from(byte) + 1 };
-    a.bytes().map(key).cmp(b.bytes().map(key))
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    // Paths of one listing share their folder's: the bytes they have in
+    // common compare equal whatever their keys.
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let key = |&byte: &u8| if byte == b'/' { 0 } else { u16::from(byte) + 1 };
+    let (a, b) = (
+        a.get(same..).unwrap_or_default(),
+        b.get(same..).unwrap_or_default(),
+    );
+    a.iter().map(key).cmp(b.iter().map(key))
 }
 
 /// Candidate parent folders (`.claude`) already probed in this directory.

@@ -162,9 +162,11 @@ impl Frontmatter {
             Some(Value::Null) => Patterns::Empty,
             Some(Value::String(s)) => finish(split_patterns(s)),
             Some(Value::Array(items)) => {
-                let mut out = Vec::new();
+                let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
                     match item {
+                        // One pattern (no comma): taken as it is.
+                        Value::String(s) if !s.contains(',') => out.push(s.clone()),
                         Value::String(s) => out.extend(split_patterns(s)),
                         Value::Number(n) => out.push(n.to_string()),
                         Value::Bool(b) => out.push(b.to_string()),
@@ -209,20 +211,29 @@ fn finish(items: Vec<String>) -> Patterns {
     // A scope lists a few patterns: below this many, a duplicate is looked
     // for among those kept, without hashing every pattern.
     const FEW: usize = 16;
-    let mut seen: crate::Set<&str> = crate::Set::default();
+    let few = items.len() <= FEW;
+    let mut seen: crate::Set<String> = crate::Set::default();
     let mut out: Vec<String> = Vec::with_capacity(items.len());
-    for item in &items {
+    for item in items {
         let mut p = item.trim();
         while let Some(rest) = p.strip_prefix("./") {
             p = rest;
         }
-        let new = if items.len() <= FEW {
+        if p.is_empty() {
+            continue;
+        }
+        let new = if few {
             !out.iter().any(|kept| kept == p)
         } else {
-            seen.insert(p)
+            seen.insert(p.to_owned())
         };
-        if !p.is_empty() && new {
-            out.push(p.to_owned());
+        if new {
+            // A pattern written bare (most) is kept without a copy.
+            out.push(if p.len() == item.len() {
+                item
+            } else {
+                p.to_owned()
+            });
         }
     }
     if out.is_empty() {

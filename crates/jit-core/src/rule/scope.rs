@@ -47,9 +47,9 @@ pub const MAX_PATTERN_BYTES: usize = 1_024;
 #[derive(Debug, Clone)]
 pub struct CompiledScope {
     patterns: Vec<String>,
-    /// Each pattern's literal start (up to its first `*?[{\\`): a path that
-    /// starts with none of them matches no pattern.
-    prefixes: Vec<String>,
+    /// The length of each pattern's literal start (up to its first
+    /// `*?[{\\`): a path that starts with none of them matches no pattern.
+    prefixes: Vec<usize>,
     /// The parsed patterns, kept until the set is built; empty for a
     /// simple scope, whose patterns are parsed only if it ever is.
     globs: Vec<Glob>,
@@ -77,10 +77,17 @@ impl CompiledScope {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let kept: Vec<String> = patterns
-            .into_iter()
-            .map(|p| p.as_ref().to_owned())
-            .collect();
+        Self::from_owned(
+            patterns
+                .into_iter()
+                .map(|p| p.as_ref().to_owned())
+                .collect(),
+        )
+    }
+
+    /// [`CompiledScope::new`] of patterns the caller gives up, kept as
+    /// they are instead of copied.
+    pub(crate) fn from_owned(kept: Vec<String>) -> Result<Self, Error> {
         let simple: Option<Vec<SimpleGlob>> = kept.iter().map(|p| SimpleGlob::new(p)).collect();
         // A simple pattern is always a valid glob (a test pins it): it is
         // parsed as one only if the glob set is ever built.
@@ -88,7 +95,7 @@ impl CompiledScope {
             Some(_) => Vec::new(),
             None => kept.iter().map(|p| compile(p)).collect::<Result<_, _>>()?,
         };
-        let prefixes = kept.iter().map(|p| literal_prefix(p).to_owned()).collect();
+        let prefixes = kept.iter().map(|p| literal_prefix(p).len()).collect();
         let scope = CompiledScope {
             patterns: kept,
             prefixes,
@@ -132,9 +139,10 @@ impl CompiledScope {
     /// Whether some pattern's literal start begins `subject`: if none does,
     /// no pattern can match it, and the automata are not needed.
     fn may_match(&self, subject: &str) -> bool {
-        self.prefixes
+        self.patterns
             .iter()
-            .any(|p| subject.starts_with(p.as_str()))
+            .zip(&self.prefixes)
+            .any(|(pattern, &len)| pattern.get(..len).is_some_and(|p| subject.starts_with(p)))
     }
 
     /// The patterns as written (after `./` was dropped).
