@@ -139,14 +139,21 @@ fn profile(root: &Path, jit: &Path, work: &Path) -> anyhow::Result<Vec<String>> 
         let out = work.join(format!("{name}.callgrind"));
         callgrind(jit, args, stdin.as_deref(), &out, &tree, &state, &home)?;
         let text = fs::read_to_string(&out).with_context(|| format!("{}", out.display()))?;
-        for symbol in functions_of(&text, &binary) {
+        let functions = functions_of(&text, &binary);
+        // Every run executes the binary's `main`: none found means the
+        // profile was not read right, and a list without the run would
+        // leave its functions out.
+        if functions.is_empty() {
+            bail!(
+                "callgrind listed no function of {} in the `{name}` run",
+                binary.display()
+            );
+        }
+        for symbol in functions {
             if seen.insert(symbol.clone()) {
                 order.push(symbol);
             }
         }
-    }
-    if order.is_empty() {
-        bail!("callgrind listed no function of {}", binary.display());
     }
     Ok(order)
 }
@@ -214,6 +221,11 @@ pub(crate) fn functions_of(profile: &str, binary: &Path) -> Vec<String> {
         } else if let Some(rest) = line.strip_prefix("cfn=") {
             // Names a function by number for later lines, object unknown.
             compressed(rest, &mut names);
+        } else if let Some(rest) = line.strip_prefix("cob=") {
+            // Names an object by number for later `ob=` lines: a callee's
+            // object is often named here first (the binary itself, when the
+            // loader's code is the first that runs).
+            compressed(rest, &mut objects);
         }
     }
     out
@@ -289,5 +301,26 @@ fn=(3)
             ]
         );
         assert!(functions_of(profile, Path::new("/bin/other")).is_empty());
+    }
+
+    #[test]
+    fn an_object_named_first_as_a_callees_is_known_by_its_number() {
+        let profile = "\
+ob=(1) /lib/ld-linux.so.2
+fn=(1) _dl_start
+cob=(2) /bin/jit
+cfn=(2) main
+calls=1 0
+0 10
+ob=(2)
+fn=(2)
+fn=(3) _ZN3jit4main17h0E
+ob=(1)
+fn=(4) _dl_fini
+";
+        assert_eq!(
+            functions_of(profile, Path::new("/bin/jit")),
+            ["main", "_ZN3jit4main17h0E"]
+        );
     }
 }
