@@ -443,10 +443,13 @@ mod join_tests {
 
     proptest! {
         /// The joined path is the one `Utf8Path::join` makes, whatever the
-        /// slashes at either end.
+        /// slashes at either end, to the byte: a scan compares paths as
+        /// text (`Utf8Path`'s `==` compares components, and `a//b` is `a/b`
+        /// to it).
         #[test]
         fn a_join_is_the_one_camino_makes(dir in "[a/.]{0,6}", rel in "[b/.]{0,6}") {
-            prop_assert_eq!(join(Utf8Path::new(&dir), &rel), Utf8Path::new(&dir).join(&rel));
+            let (ours, camino) = (join(Utf8Path::new(&dir), &rel), Utf8Path::new(&dir).join(&rel));
+            prop_assert_eq!(ours.as_str(), camino.as_str());
         }
     }
 }

@@ -1227,6 +1227,11 @@ pub(super) mod tests {
             "/r/a\u{7f}",
             "/r/a\u{0}",
             "/r/\u{0}",
+            // No first byte in common.
+            "r/a",
+            "a-b/c",
+            "b",
+            "",
         ];
         for a in names {
             for b in names {

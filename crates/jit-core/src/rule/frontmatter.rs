@@ -897,6 +897,13 @@ mod tests {
             0,
         );
         check("---\npaths: ./src/**\n---\n", some(&["src/**"]), 0);
+        // A list item is split at its commas as a single string is, and
+        // cleaned the same way.
+        check(
+            "---\npaths: [\"a/**, b/**\", \" ./c/** \", \"\", \"d/{x,y}\"]\n---\n",
+            some(&["a/**", "b/**", "c/**", "d/{x,y}"]),
+            0,
+        );
         check("---\npaths: []\n---\n", Patterns::Empty, 0);
         check("---\npaths:\n---\n", Patterns::Empty, 0);
         check("no frontmatter", Patterns::Absent, 0);
