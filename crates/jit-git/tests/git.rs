@@ -699,3 +699,23 @@ mod signals {
         assert_eq!(narrowed.files, [Utf8PathBuf::from("src/ui/a.ts")]);
     }
 }
+
+#[test]
+fn an_index_whose_checksum_is_wrong_is_read_as_git_reads_it() {
+    let repo = Repo::with_commit(&["README.md", "src/a.rs"]);
+    repo.write("src/a.rs", "changed\n");
+    repo.write("new.rs", "new\n");
+    check(&repo, &["new.rs", "src/a.rs"]);
+    // `git status` does not check the index's trailing checksum (only `git
+    // fsck` does): neither does the change source, which reads the entries.
+    let index = repo.root().join(".git/index");
+    let mut bytes = std::fs::read(&index).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&index, bytes).unwrap();
+    // Read before git, which may write the index again.
+    let ours = repo.changes("");
+    let ours: Vec<&str> = ours.files.iter().map(|file| file.as_str()).collect();
+    assert_eq!(ours, ["new.rs", "src/a.rs"]);
+    check(&repo, &["new.rs", "src/a.rs"]);
+}
