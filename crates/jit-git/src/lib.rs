@@ -21,8 +21,10 @@
 //!
 //! What it deliberately does not do: it never spawns `git`, never writes to
 //! the repository (not even the refreshed index that `git status` may write),
-//! does not detect renames (both paths of a rename are listed anyway), and
-//! does not decide which rules load — that is `jit-core`'s engine.
+//! does not detect renames (both paths of a rename are listed anyway), does
+//! not check the index's trailing checksum (nor does `git status`; only `git
+//! fsck` does, and hashing a large index is a tenth of a start), and does
+//! not decide which rules load — that is `jit-core`'s engine.
 #![deny(missing_docs)]
 
 mod error;
