@@ -703,6 +703,9 @@ mod signals {
 #[test]
 fn an_index_whose_checksum_is_wrong_is_read_as_git_reads_it() {
     let repo = Repo::with_commit(&["README.md", "src/a.rs"]);
+    // A repository's own setting (git reads it for writing an index) does
+    // not turn the check back on.
+    repo.git(&["config", "index.skipHash", "false"]);
     repo.write("src/a.rs", "changed\n");
     repo.write("new.rs", "new\n");
     check(&repo, &["new.rs", "src/a.rs"]);
