@@ -142,7 +142,9 @@ impl CompiledScope {
         self.patterns
             .iter()
             .zip(&self.prefixes)
-            .any(|(pattern, &len)| pattern.get(..len).is_some_and(|p| subject.starts_with(p)))
+            // A prefix that could not be cut (never: it ends at an ASCII
+            // byte) rules nothing out.
+            .any(|(pattern, &len)| pattern.get(..len).is_none_or(|p| subject.starts_with(p)))
     }
 
     /// The patterns as written (after `./` was dropped).
