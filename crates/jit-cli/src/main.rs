@@ -4,6 +4,9 @@
 // returned, and `output::stderr_line`: `println!` and `eprintln!` panic when
 // their stream is a closed pipe (`jit … | head`), and a hook must never.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+// On Linux with glibc the process starts in `start`, not through std's
+// `main`: see there for what that leaves out and why.
+#![cfg_attr(all(target_os = "linux", target_env = "gnu", not(test)), no_main)]
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -19,6 +22,8 @@ mod conventions;
 mod output;
 mod project;
 mod rules;
+#[cfg(all(target_os = "linux", target_env = "gnu", not(test)))]
+mod start;
 mod walk_cache;
 
 /// What `jit` alone prints: where to start. It exits 0, because asking what
@@ -262,7 +267,19 @@ impl FromArgMatches for Command {
     }
 }
 
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(test))))]
 fn main() -> ExitCode {
+    run()
+}
+
+/// Runs the command the arguments name and returns the process's status.
+fn run() -> ExitCode {
+    // A panic no command catches, for the tests of how the process ends
+    // then (status 101, as from std's own start); debug builds only.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("JIT_DEBUG_PANIC").is_some() {
+        panic!("JIT_DEBUG_PANIC is set");
+    }
     // An installed hook runs this on every tool call of an agent.
     let command = match cmd::hook::installed_call(std::env::args_os().skip(1)) {
         Some(args) => Command::Hook(args),

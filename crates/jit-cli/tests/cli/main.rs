@@ -17,6 +17,7 @@ mod hook_install;
 mod imports;
 mod lint;
 mod paths;
+mod process;
 mod replay;
 mod startup;
 mod stats;
