@@ -67,6 +67,7 @@ fn the_start_reads_no_memory_map_and_maps_no_signal_stack() {
         .arg(env!("CARGO_BIN_EXE_jit"))
         .arg("--version")
         .env("HOME", dir.path())
+        .stdin(std::process::Stdio::piped())
         .output();
     let trace = match ran {
         Ok(out) if out.status.success() => std::fs::read_to_string(&trace).unwrap(),
@@ -84,4 +85,6 @@ fn the_start_reads_no_memory_map_and_maps_no_signal_stack() {
     assert!(trace.contains("openat("), "the trace saw nothing:\n{trace}");
     assert!(!trace.contains("/proc/self/maps"), "{trace}");
     assert!(!trace.contains("sigaltstack("), "{trace}");
+    // Its standard streams were open: nothing was opened in their place.
+    assert!(!trace.contains("/dev/null"), "{trace}");
 }
