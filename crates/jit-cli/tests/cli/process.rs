@@ -16,18 +16,16 @@ fn sh(script: &str) -> Output {
 }
 
 #[test]
-fn a_closed_standard_stream_is_read_and_written_as_dev_null() {
-    // Written to a closed descriptor, `--version` would fail with EBADF
-    // (exit 2); on /dev/null it succeeds.
+fn a_closed_standard_stream_reads_nothing_and_takes_what_is_written() {
+    // Nothing to read is an empty command; what is written is gone. Either
+    // way the command succeeds, as with /dev/null.
     let out = sh(r#"exec "$0" --version >&-"#);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(out.stderr, b"");
-    // Read from a closed descriptor, an empty command would be an error.
     let out = sh(r#"exec "$0" bash - <&-"#);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(out.stderr, b"");
-    // With stdin and stdout closed, the error goes to stderr, not to a
-    // file that took their numbers.
+    // With stdin and stdout closed, an error still reaches stderr.
     let out = sh(r#"exec "$0" explain --no-such-flag <&- >&-"#);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--no-such-flag"));
@@ -52,11 +50,10 @@ fn a_panic_no_command_catches_ends_the_process_with_status_101() {
     assert_eq!(out.stdout, b"");
 }
 
-/// What the entry point is for: no read of `/proc/self/maps` and no
-/// alternate signal stack before `main` (std's start makes both).
+/// The `openat` and `sigaltstack` calls of `jit` run by `sh -c script`
+/// (`$0` the binary), or `None` (saying why) where strace cannot run it.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[test]
-fn the_start_reads_no_memory_map_and_maps_no_signal_stack() {
+fn trace(script: &str) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("trace");
     let ran = Command::new("strace")
@@ -64,27 +61,66 @@ fn the_start_reads_no_memory_map_and_maps_no_signal_stack() {
         .args(["-e", "trace=openat,sigaltstack"])
         .arg("-o")
         .arg(&trace)
-        .arg(env!("CARGO_BIN_EXE_jit"))
-        .arg("--version")
+        .args(["sh", "-c", script, env!("CARGO_BIN_EXE_jit")])
         .env("HOME", dir.path())
-        .stdin(std::process::Stdio::piped())
         .output();
-    let trace = match ran {
-        Ok(out) if out.status.success() => std::fs::read_to_string(&trace).unwrap(),
+    match ran {
+        Ok(out) if out.status.success() => Some(std::fs::read_to_string(&trace).unwrap()),
         // Without strace, or where tracing is not allowed, there is nothing
         // to look at; the other tests still hold the behaviour.
-        other => {
-            let why = match other {
-                Ok(out) => String::from_utf8_lossy(&out.stderr).into_owned(),
-                Err(err) => err.to_string(),
-            };
+        Ok(out) => {
+            let why = String::from_utf8_lossy(&out.stderr);
             eprintln!("skipped the trace: strace could not run jit: {why}");
-            return;
+            None
         }
+        Err(err) => {
+            eprintln!("skipped the trace: strace could not run: {err}");
+            None
+        }
+    }
+}
+
+/// What the entry point is for: no read of `/proc/self/maps` and no
+/// alternate signal stack before `main` (std's start makes both).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn the_start_reads_no_memory_map_and_maps_no_signal_stack() {
+    let Some(trace) = trace(r#"exec "$0" --version"#) else {
+        return;
     };
     assert!(trace.contains("openat("), "the trace saw nothing:\n{trace}");
     assert!(!trace.contains("/proc/self/maps"), "{trace}");
     assert!(!trace.contains("sigaltstack("), "{trace}");
     // Its standard streams were open: nothing was opened in their place.
     assert!(!trace.contains("/dev/null"), "{trace}");
+}
+
+/// std answers a read or write of a closed standard stream as if it were
+/// `/dev/null`, so only the descriptor numbers show the difference: a file
+/// `jit` opened would take a closed stream's number, and what is written to
+/// the stream would go into it.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_closed_standard_stream_takes_its_number_back_before_any_file_opens() {
+    let opened = |script: &str| {
+        trace(script).map(|trace| {
+            trace
+                .lines()
+                .filter(|line| line.contains("\"/dev/null\", O_RDWR)"))
+                .map(|line| line.rsplit(' ').next().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        })
+    };
+    let Some(out) = opened(r#"exec "$0" --version >&-"#) else {
+        return;
+    };
+    assert_eq!(out, ["1"]);
+    assert_eq!(
+        opened(r#"exec "$0" --version <&- 2>&-"#).unwrap(),
+        ["0", "2"]
+    );
+    assert_eq!(
+        opened(r#"exec "$0" --version"#).unwrap(),
+        Vec::<String>::new()
+    );
 }
