@@ -267,12 +267,16 @@ impl FromArgMatches for Command {
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu", not(test))))]
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn main() -> ExitCode {
     run()
 }
 
 /// Runs the command the arguments name and returns the process's status.
+#[cfg_attr(
+    all(test, target_os = "linux", target_env = "gnu"),
+    allow(dead_code, reason = "the unit tests' harness has its own entry")
+)]
 fn run() -> ExitCode {
     // A panic no command catches, for the tests of how the process ends
     // then (status 101, as from std's own start); debug builds only.
