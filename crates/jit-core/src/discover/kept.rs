@@ -65,7 +65,11 @@ impl DiscoveryState {
     /// than [`MAX_KEPT_SCAN_STAMPS`] stamps: the next process scans that
     /// directory again, as it would without a record.
     pub(crate) fn export_scans(&self, now: SystemTime) -> Vec<StoredScan> {
-        let mut records: Vec<(&Arc<str>, &ScanRecord)> = self.scanned.iter().collect();
+        let mut records: Vec<(&Arc<str>, &ScanRecord)> = self
+            .scanned
+            .iter()
+            .map(|(dir, record)| (dir, &**record))
+            .collect();
         records.sort_unstable_by(|a, b| b.1.used.cmp(&a.1.used).then_with(|| a.0.cmp(b.0)));
         let mut scopes = MAX_KEPT_SCOPE_BYTES;
         let mut kept: Vec<StoredScan> = records
@@ -109,7 +113,7 @@ impl DiscoveryState {
             self.walks = self.walks.saturating_add(1);
             record.used = self.walks;
             record.at = Some(at);
-            self.scanned.insert(Arc::from(dir), record);
+            self.scanned.insert(Arc::from(dir), Box::new(record));
         }
     }
 

@@ -182,7 +182,9 @@ impl<'a> DirScan<'a> {
             let mut record = std::mem::take(&mut scan.record);
             record.used = scan.state.walks;
             record.at = Some(at);
-            scan.state.scanned.insert(Arc::clone(user), record);
+            scan.state
+                .scanned
+                .insert(Arc::clone(user), Box::new(record));
         }
     }
 
@@ -268,7 +270,7 @@ impl<'a> DirScan<'a> {
             if self.complete {
                 record.replay = Vec::new();
             }
-            self.state.scanned.insert(Arc::clone(dir), record);
+            self.state.scanned.insert(Arc::clone(dir), Box::new(record));
         }
     }
 

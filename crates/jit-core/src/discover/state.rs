@@ -33,8 +33,10 @@ pub struct DiscoveryState {
     /// Rule files in the context, by canonical path, with the stamp they were read at.
     pub(super) loaded: Map<String, Stamp>,
     /// Directories whose every candidate was resolved, with the stamps that
-    /// prove the scan is still current.
-    pub(super) scanned: Map<Arc<str>, ScanRecord>,
+    /// prove the scan is still current. Boxed: a record is over 100 bytes,
+    /// and a map keeps room for up to twice its entries, so the table holds
+    /// pointers and each record takes only its own room.
+    pub(super) scanned: Map<Arc<str>, Box<ScanRecord>>,
     /// Lexical root-relative directory → where it really is, each level
     /// checked again on every walk through it (one `lstat`, or a `realpath`
     /// below a link) before it is trusted. One entry per directory: chains
