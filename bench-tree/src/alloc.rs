@@ -1,8 +1,8 @@
 //! A counting global allocator: the system allocator, plus a count of the heap bytes live at any moment.
 // `GlobalAlloc` is an unsafe trait whose methods are unsafe to call; this
 // wrapper only forwards each call unchanged to `System` and counts sizes.
-// The workspace forbids `unsafe` everywhere else, and this crate denies it
-// outside this module.
+// The workspace forbids `unsafe`, and this crate denies it outside this
+// module (`cargo xtask audit` holds that).
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};

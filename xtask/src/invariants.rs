@@ -1,4 +1,4 @@
-//! The source invariants of ARCHITECTURE.md that a static check can hold: short functions, an engine that names no convention, a jit-git that spawns no `git`, jit-base's few dependencies and serde_json without `preserve_order`.
+//! The source invariants of ARCHITECTURE.md that a static check can hold: short functions, an engine that names no convention, a jit-git that spawns no `git`, unsafe code allowed in one file only, jit-base's few dependencies and serde_json without `preserve_order`.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -74,13 +74,33 @@ const BASE_DEPENDENCIES: &[&str] = &[
     "thiserror",
 ];
 
+/// The files that may allow `unsafe_code`, which the workspace forbids,
+/// each in a crate whose own lint table only denies it: the `jit` binary's
+/// process entry on Linux with glibc, and the benchmarks' counting
+/// allocator.
+const UNSAFE_ALLOWED_IN: &[&str] = &["bench-tree/src/alloc.rs", "crates/jit-cli/src/start.rs"];
+
+/// The crates with a lint table of their own, which must be the
+/// workspace's but for `unsafe_code = "deny"`.
+const OWN_LINT_TABLES: &[&str] = &["crates/jit-cli/Cargo.toml"];
+
 /// Runs every invariant check over the workspace at `root`.
 pub(crate) fn checks(root: &Path) -> anyhow::Result<Vec<Check>> {
     let files = library_files(root)?;
+    let read = |path: &str| {
+        std::fs::read_to_string(root.join(path)).with_context(|| format!("reading {path}"))
+    };
+    let workspace = read("Cargo.toml")?;
+    let own_tables = OWN_LINT_TABLES
+        .iter()
+        .map(|&path| Ok((path, read(path)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let mut checks = vec![
         function_length(&files, LONG_FN_ALLOWED),
         engine_names_no_convention(&files),
         git_never_spawned(&files),
+        unsafe_allowed_in_few_files(&all_rust_files(root)?, UNSAFE_ALLOWED_IN),
+        lint_tables(&workspace, &own_tables),
     ];
     checks.extend(manifest_checks(root)?);
     Ok(checks)
@@ -143,6 +163,145 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Every `.rs` file of the workspace's own code, tests, benches and build
+/// scripts included (`crates/`, `bench-tree/`, `xtask/`), skipping hidden
+/// and `target` folders, sorted.
+fn all_rust_files(root: &Path) -> anyhow::Result<Vec<SourceFile>> {
+    let mut paths = Vec::new();
+    for dir in ["crates", "bench-tree", "xtask"] {
+        walk_code(root, &root.join(dir), &mut paths)?;
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(root.join(&path))
+                .with_context(|| format!("reading {}", path.display()))?;
+            Ok(SourceFile { path, text })
+        })
+        .collect()
+}
+
+/// [`walk`], also skipping `target` folders (a fuzz crate's own build).
+fn walk_code(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let entry = entry?;
+        let path = entry.path();
+        let name = entry.file_name();
+        let skipped = name.to_string_lossy().starts_with('.') || name == "target";
+        if entry.file_type()?.is_dir() {
+            if !skipped {
+                walk_code(root, &path, out)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
+    }
+    Ok(())
+}
+
+/// Only the files in `allowed` name the `unsafe_code` lint in their code
+/// (to allow it): tests and benches included, comments and strings not.
+/// An allowed file that no longer names it is a finding too, so the list
+/// cannot outlive its reasons.
+fn unsafe_allowed_in_few_files(files: &[SourceFile], allowed: &[&str]) -> Check {
+    let mut problems = Vec::new();
+    let mut used = BTreeSet::new();
+    for file in files {
+        let lexed = Lexed::new(&file.text);
+        let path = file.path.to_string_lossy().replace('\\', "/");
+        for at in lexed.all_code_matches("unsafe_code") {
+            if allowed.contains(&path.as_str()) {
+                used.insert(path.clone());
+            } else {
+                problems.push(format!(
+                    "{path}:{}: `unsafe_code` named outside the files allowed to allow unsafe \
+                     code ({}); the workspace forbids it",
+                    lexed.line_of(at),
+                    allowed.join(", ")
+                ));
+            }
+        }
+    }
+    for &path in allowed {
+        if !used.contains(path) {
+            problems.push(format!(
+                "{path} no longer allows `unsafe_code`: take it off the list in \
+                 xtask/src/invariants.rs (and its crate back to the workspace's lints)"
+            ));
+        }
+    }
+    Check {
+        name: "unsafe code in named files only",
+        summary: format!(
+            "{} files checked; `unsafe_code` allowed only in {}",
+            files.len(),
+            allowed.join(", ")
+        ),
+        problems,
+        warnings: Vec::new(),
+    }
+}
+
+/// The workspace forbids `unsafe_code`, and each crate with a lint table
+/// of its own (`own`: path and manifest text) has the workspace's lints
+/// but for `unsafe_code = "deny"`, so a lint added to the workspace reaches
+/// it too.
+fn lint_tables(workspace: &str, own: &[(&str, String)]) -> Check {
+    let mut problems = Vec::new();
+    let rust = lint_table(workspace, "[workspace.lints.rust]");
+    let clippy = lint_table(workspace, "[workspace.lints.clippy]");
+    if rust.get("unsafe_code").map(String::as_str) != Some("\"forbid\"") {
+        problems.push(
+            "Cargo.toml: `unsafe_code` in [workspace.lints.rust] is not \"forbid\"".to_owned(),
+        );
+    }
+    for (path, text) in own {
+        let mut expected = rust.clone();
+        expected.insert("unsafe_code".to_owned(), "\"deny\"".to_owned());
+        for (section, expected) in [("[lints.rust]", &expected), ("[lints.clippy]", &clippy)] {
+            let found = lint_table(text, section);
+            if &found != expected {
+                problems.push(format!(
+                    "{path}: {section} is {found:?}, not the workspace's table{}: {expected:?}",
+                    if section == "[lints.rust]" {
+                        " with `unsafe_code = \"deny\"`"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+    }
+    Check {
+        name: "lint tables",
+        summary: format!(
+            "the workspace forbids unsafe code; {} crate(s) with their own lint table match it",
+            own.len()
+        ),
+        problems,
+        warnings: Vec::new(),
+    }
+}
+
+/// The `key = value` lines of `section` in a manifest, comments left out
+/// and values as written (`"deny"`, `{ level = "warn", priority = -1 }`).
+fn lint_table(manifest: &str, section: &str) -> std::collections::BTreeMap<String, String> {
+    let mut table = std::collections::BTreeMap::new();
+    let mut inside = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == section;
+        } else if inside
+            && !line.starts_with('#')
+            && let Some((key, value)) = line.split_once('=')
+        {
+            table.insert(key.trim().to_owned(), value.trim().to_owned());
+        }
+    }
+    table
 }
 
 /// Test code that lives in a file of its own rather than a `#[cfg(test)]`
@@ -428,6 +587,14 @@ impl Lexed {
 
     /// Where `needle` occurs in the code as a whole word, outside test items.
     fn code_matches(&self, needle: &str) -> Vec<usize> {
+        let mut matches = self.all_code_matches(needle);
+        matches.retain(|&at| !self.in_test(at));
+        matches
+    }
+
+    /// Where `needle` occurs in the code as a whole word, test items
+    /// included (comments and string literals are not code).
+    fn all_code_matches(&self, needle: &str) -> Vec<usize> {
         let needle = needle.as_bytes();
         (0..self.code.len())
             .filter(|&at| self.code[at..].starts_with(needle))
@@ -437,7 +604,6 @@ impl Lexed {
                     .get(at + needle.len())
                     .is_none_or(|&b| !is_ident(b))
             })
-            .filter(|&at| !self.in_test(at))
             .collect()
     }
 
@@ -873,5 +1039,87 @@ mod tests {
         assert!(is_test_file(Path::new("crates/jit-cli/src/cmd/tests/x.rs")));
         assert!(is_test_file(Path::new("crates/jit-bash/src/tests.rs")));
         assert!(!is_test_file(Path::new("crates/jit-bash/src/syntax.rs")));
+    }
+
+    #[test]
+    fn unsafe_code_allowed_outside_the_named_files_fails_and_a_stale_name_too() {
+        let allowed = ["crates/jit-cli/src/start.rs", "bench-tree/src/alloc.rs"];
+        let entry = || file("crates/jit-cli/src/start.rs", "#![allow(unsafe_code)]\n");
+        let alloc = || {
+            file(
+                "bench-tree/src/alloc.rs",
+                "#![allow(\n    unsafe_code,\n)]\n",
+            )
+        };
+        // Named in a comment or a string, the lint is allowed nowhere.
+        let mention = file(
+            "crates/jit-core/src/lib.rs",
+            "// unsafe_code is forbidden\nconst S: &str = \"unsafe_code\";\n",
+        );
+        let ok = unsafe_allowed_in_few_files(&[entry(), alloc(), mention], &allowed);
+        assert!(ok.problems.is_empty(), "{ok:?}");
+        // A test module is code too.
+        let test = file(
+            "crates/jit-core/src/x.rs",
+            "fn a() {}\n#[cfg(test)]\nmod tests {\n    #[allow(unsafe_code)]\n    fn b() {}\n}\n",
+        );
+        let checked = unsafe_allowed_in_few_files(&[entry(), alloc(), test], &allowed);
+        assert_eq!(checked.problems.len(), 1, "{checked:?}");
+        assert!(
+            checked.problems[0].starts_with("crates/jit-core/src/x.rs:4: `unsafe_code` named"),
+            "{checked:?}"
+        );
+        // A named file that allows nothing any more is stale.
+        let checked = unsafe_allowed_in_few_files(&[entry()], &allowed);
+        assert_eq!(checked.problems.len(), 1, "{checked:?}");
+        assert!(checked.problems[0].starts_with("bench-tree/src/alloc.rs no longer allows"));
+    }
+
+    #[test]
+    fn a_crates_own_lint_table_is_the_workspaces_but_for_unsafe_code() {
+        let workspace = "[workspace]\nmembers = []\n\n[workspace.lints.rust]\n\
+                         unsafe_code = \"forbid\"\nunused_qualifications = \"warn\"\n\n\
+                         [workspace.lints.clippy]\n# Why.\nall = { level = \"warn\", priority = -1 }\n\
+                         unwrap_used = \"deny\"\n\n[profile.release]\nlto = \"fat\"\n";
+        let own = |rust: &str, clippy: &str| {
+            format!(
+                "[package]\nname = \"x\"\n\n# Why.\n[lints.rust]\n{rust}\n[lints.clippy]\n{clippy}\n[[bin]]\nname = \"x\"\n"
+            )
+        };
+        let clippy = "all = { level = \"warn\", priority = -1 }\nunwrap_used = \"deny\"\n";
+        let good = own(
+            "unsafe_code = \"deny\"\nunused_qualifications = \"warn\"\n",
+            clippy,
+        );
+        let checked = lint_tables(workspace, &[("x/Cargo.toml", good.clone())]);
+        assert!(checked.problems.is_empty(), "{checked:?}");
+        // The workspace itself only denying unsafe code.
+        let denying = workspace.replace("\"forbid\"", "\"deny\"");
+        let checked = lint_tables(&denying, &[("x/Cargo.toml", good)]);
+        assert_eq!(checked.problems.len(), 1, "{checked:?}");
+        assert!(checked.problems[0].starts_with("Cargo.toml: `unsafe_code`"));
+        // A lint the crate lacks, a lint level that differs.
+        let lacking = own("unsafe_code = \"deny\"\n", clippy);
+        let allowing = own(
+            "unsafe_code = \"allow\"\nunused_qualifications = \"warn\"\n",
+            "all = { level = \"warn\", priority = -1 }\nunwrap_used = \"warn\"\n",
+        );
+        let checked = lint_tables(
+            workspace,
+            &[("a/Cargo.toml", lacking), ("b/Cargo.toml", allowing)],
+        );
+        let found: Vec<&str> = checked
+            .problems
+            .iter()
+            .map(|p| p.split(" is ").next().unwrap())
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "a/Cargo.toml: [lints.rust]",
+                "b/Cargo.toml: [lints.rust]",
+                "b/Cargo.toml: [lints.clippy]"
+            ]
+        );
     }
 }

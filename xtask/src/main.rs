@@ -138,7 +138,7 @@ mod tests {
             .flat_map(|c| c.problems.iter().map(move |p| format!("{}: {p}", c.name)))
             .collect();
         assert!(problems.is_empty(), "{}", problems.join("\n"));
-        assert_eq!(checks.len(), 9);
+        assert_eq!(checks.len(), 11);
     }
 
     fn fixture(name: &str) -> PathBuf {
