@@ -1122,4 +1122,23 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn the_code_walk_skips_hidden_and_target_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [
+            "src/a.rs",
+            "src/b.txt",
+            ".hidden/c.rs",
+            "target/d.rs",
+            "fuzz/target/e.rs",
+        ] {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let mut found = Vec::new();
+        walk_code(dir.path(), dir.path(), &mut found).unwrap();
+        assert_eq!(found, [PathBuf::from("src/a.rs")]);
+    }
 }
