@@ -136,33 +136,8 @@ fn library_files(root: &Path) -> anyhow::Result<Vec<SourceFile>> {
             walk(root, &src, &mut paths)?;
         }
     }
-    paths.sort();
-    paths
-        .into_iter()
-        .filter(|path| !is_test_file(path))
-        .map(|path| {
-            let text = std::fs::read_to_string(root.join(&path))
-                .with_context(|| format!("reading {}", path.display()))?;
-            Ok(SourceFile { path, text })
-        })
-        .collect()
-}
-
-/// Adds the `.rs` files under `dir` to `out`, relative to `root`.
-fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
-        let entry = entry?;
-        let path = entry.path();
-        let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        if entry.file_type()?.is_dir() {
-            if !hidden {
-                walk(root, &path, out)?;
-            }
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
-        }
-    }
-    Ok(())
+    paths.retain(|path| !is_test_file(path));
+    read_sources(root, paths)
 }
 
 /// Every `.rs` file of the workspace's own code, tests, benches and build
@@ -171,8 +146,13 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
 fn all_rust_files(root: &Path) -> anyhow::Result<Vec<SourceFile>> {
     let mut paths = Vec::new();
     for dir in ["crates", "bench-tree", "xtask"] {
-        walk_code(root, &root.join(dir), &mut paths)?;
+        walk(root, &root.join(dir), &mut paths)?;
     }
+    read_sources(root, paths)
+}
+
+/// The files at `paths` (relative to `root`), read, in path order.
+fn read_sources(root: &Path, mut paths: Vec<PathBuf>) -> anyhow::Result<Vec<SourceFile>> {
     paths.sort();
     paths
         .into_iter()
@@ -184,8 +164,9 @@ fn all_rust_files(root: &Path) -> anyhow::Result<Vec<SourceFile>> {
         .collect()
 }
 
-/// [`walk`], also skipping `target` folders (a fuzz crate's own build).
-fn walk_code(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+/// Adds the `.rs` files under `dir` to `out`, relative to `root`, skipping
+/// hidden folders and `target` folders (a fuzz crate's own build).
+fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
         let entry = entry?;
         let path = entry.path();
@@ -193,7 +174,7 @@ fn walk_code(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<
         let skipped = name.to_string_lossy().starts_with('.') || name == "target";
         if entry.file_type()?.is_dir() {
             if !skipped {
-                walk_code(root, &path, out)?;
+                walk(root, &path, out)?;
             }
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
@@ -1138,7 +1119,7 @@ mod tests {
             std::fs::write(path, "").unwrap();
         }
         let mut found = Vec::new();
-        walk_code(dir.path(), dir.path(), &mut found).unwrap();
+        walk(dir.path(), dir.path(), &mut found).unwrap();
         assert_eq!(found, [PathBuf::from("src/a.rs")]);
     }
 }
