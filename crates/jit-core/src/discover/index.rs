@@ -1,5 +1,6 @@
 //! The rule index: the rules a project has that the startup load did not bring in, listed compactly within a byte bound, and the walk that finds them.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs;
 use std::sync::{Arc, Mutex};
@@ -206,7 +207,12 @@ fn rule_files_cached_at(
     now: std::time::SystemTime,
 ) -> (Vec<Found>, WalkCacheReport) {
     let keep = kept_names(sources);
-    let (held, stored, mut problem) = cache::load(cache.file(), root, &keep);
+    let text = cache::read(cache.file());
+    let (held, stored, mut problem) = match &text {
+        Ok(Some(text)) => cache::load(text, cache.file(), root, &keep),
+        Ok(None) => (Map::default(), 0, None),
+        Err(problem) => (Map::default(), 0, Some(problem.clone())),
+    };
     let ahead = if stored == 0 {
         list_ahead(root, true)
     } else {
@@ -247,8 +253,8 @@ fn kept_names(sources: &[Arc<dyn RuleSource>]) -> Vec<String> {
 }
 
 /// A directory listed before the walk reached it.
-struct Listed {
-    names: Listing,
+struct Listed<'a> {
+    names: Listing<'a>,
     /// Its identity just before the listing (when a cache is written).
     id: Option<DirId>,
     /// The listing came from the cache.
@@ -256,15 +262,22 @@ struct Listed {
 }
 
 /// [`rule_files`] with the listings of `ahead` (made on other threads, or
-/// kept by a cache) standing in for listing a directory again; the walk,
-/// its order and its bounds are the same with or without them. With
-/// `visits`, each directory visited is recorded there, with its identity.
-fn walk_listed(
+/// kept by a cache; by root-relative directory, `""` for the root)
+/// standing in for listing a directory again; the walk, its order and its
+/// bounds are the same with or without them. With `visits`, each
+/// directory visited is recorded there, with its identity.
+fn walk_listed<'a>(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
-    mut ahead: Map<String, Listed>,
-    mut visits: Option<&mut Vec<Visit>>,
+    mut ahead: Map<Cow<'a, str>, Listed<'a>>,
+    mut visits: Option<&mut Vec<Visit<'a>>>,
 ) -> Vec<Found> {
+    // Every candidate's first component, sorted: a directory whose listing
+    // holds none of them has no rule file (most directories).
+    let keep = kept_names(sources);
+    if let Some(visits) = visits.as_deref_mut() {
+        visits.reserve(ahead.len());
+    }
     let mut out: Vec<Found> = Vec::new();
     let mut stack = vec![(root.to_owned(), 0usize)];
     let mut visited = 0usize;
@@ -275,7 +288,9 @@ fn walk_listed(
         }
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
-        let listed = ahead.remove(dir.as_str()).unwrap_or_else(|| {
+        let key = jit_base::relative_to(&dir, root).map(Utf8Path::as_str);
+        let held = key.and_then(|key| ahead.remove(key));
+        let listed = held.unwrap_or_else(|| {
             let id = visits.is_some().then(|| DirId::of(&dir)).flatten();
             Listed {
                 names: listing(&dir),
@@ -289,7 +304,13 @@ fn walk_listed(
             continue;
         }
         // The walk enters no link: each directory is its own real path.
-        dir_rule_files(root, &dir, true, sources, &listed.names, &mut out);
+        let candidates = listed.names.iter();
+        if candidates
+            .clone()
+            .any(|(name, _)| keep.binary_search_by(|k| k.as_str().cmp(name)).is_ok())
+        {
+            dir_rule_files(root, &dir, true, sources, &listed.names, &mut out);
+        }
         if depth < MAX_WALK_DEPTH {
             stack.extend(
                 subdirs(&dir, &listed.names)
@@ -317,7 +338,7 @@ fn dir_rule_files(
     dir: &Utf8Path,
     plain: bool,
     sources: &[Arc<dyn RuleSource>],
-    listing: &[(String, bool)],
+    listing: &[(Cow<'_, str>, bool)],
     out: &mut Vec<Found>,
 ) {
     let entries = Entries::Listed(listing);
@@ -363,7 +384,7 @@ fn source_files(
 enum Entries<'a> {
     /// From a listing of the directory (a walk lists every directory it
     /// visits anyway).
-    Listed(&'a [(String, bool)]),
+    Listed(&'a [(Cow<'a, str>, bool)]),
     /// Asked name by name, each first component with one `lstat`: a
     /// handful of names costs less than listing a directory, for a caller
     /// that looks at a few directories and a few sources in each. A name
@@ -455,7 +476,7 @@ enum Below {
 /// repository, and the walk itself (which must keep its order) then only
 /// reads them. Bounded like the walk (depth, directory count); empty on a
 /// single-core machine.
-fn list_ahead(root: &Utf8Path, ids: bool) -> Map<String, Listed> {
+fn list_ahead(root: &Utf8Path, ids: bool) -> Map<Cow<'static, str>, Listed<'static>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     if threads < 2 {
         return Map::default();
@@ -466,7 +487,7 @@ fn list_ahead(root: &Utf8Path, ids: bool) -> Map<String, Listed> {
     let listed = Mutex::new(Map::default());
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| list_from(&queue, &listed, ids));
+            scope.spawn(|| list_from(root, &queue, &listed, ids));
         }
     });
     listed.into_inner().unwrap_or_default()
@@ -474,14 +495,16 @@ fn list_ahead(root: &Utf8Path, ids: bool) -> Map<String, Listed> {
 
 /// One lister of [`list_ahead`]: takes directories from `queue` until none
 /// is left and none is being listed; with `ids`, takes each directory's
-/// identity before listing it.
+/// identity before listing it. Each listing goes in `listed` by its path
+/// relative to `root`.
 #[allow(
     clippy::type_complexity,
     reason = "a private queue shared by the listers of one function"
 )]
 fn list_from(
+    root: &Utf8Path,
     queue: &Mutex<(Vec<(Utf8PathBuf, usize)>, usize, usize)>,
-    listed: &Mutex<Map<String, Listed>>,
+    listed: &Mutex<Map<Cow<'static, str>, Listed<'static>>>,
     ids: bool,
 ) {
     loop {
@@ -511,9 +534,12 @@ fn list_from(
         } else {
             Vec::new()
         };
-        if let Ok(mut listed) = listed.lock() {
+        if let Some(key) = jit_base::relative_to(&dir, root)
+            && let Ok(mut listed) = listed.lock()
+        {
             let reused = false;
-            listed.insert(dir.into_string(), Listed { names, id, reused });
+            let key = Cow::Owned(key.as_str().to_owned());
+            listed.insert(key, Listed { names, id, reused });
         }
         let Ok(mut queue) = queue.lock() else {
             return;
@@ -525,13 +551,13 @@ fn list_from(
 
 /// The names in `dir`, each with whether it is a directory (links not
 /// followed); empty when the directory cannot be read.
-fn listing(dir: &Utf8Path) -> Vec<(String, bool)> {
+fn listing(dir: &Utf8Path) -> Listing<'static> {
     match dir.read_dir_utf8() {
         Ok(entries) => entries
             .filter_map(Result::ok)
             .map(|e| {
                 let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-                (e.file_name().to_owned(), is_dir)
+                (Cow::Owned(e.file_name().to_owned()), is_dir)
             })
             .collect(),
         Err(_) => Vec::new(),
@@ -629,11 +655,11 @@ fn rule_folder_files(
 
 /// Decides which subdirectories the walk enters: not hidden, not
 /// `node_modules` nor `target`, in reverse order so they pop sorted.
-fn subdirs(dir: &Utf8Path, listing: &[(String, bool)]) -> Vec<Utf8PathBuf> {
+fn subdirs(dir: &Utf8Path, listing: &[(Cow<'_, str>, bool)]) -> Vec<Utf8PathBuf> {
     let mut names: Vec<&str> = listing
         .iter()
         .filter(|(name, is_dir)| enters(name, *is_dir))
-        .map(|(name, _)| name.as_str())
+        .map(|(name, _)| name.as_ref())
         .collect();
     // Popped in sorted order. One component each: byte order is the
     // order of the paths, without comparing them component by component.
@@ -1262,12 +1288,34 @@ mod tests {
         let ahead = super::list_ahead(&root, false);
         if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
             assert_eq!(ahead.len(), 1 + 6 + 30 + 30, "every directory listed once");
+            // Keyed by the path below the root, the root itself as "".
+            for key in ["", "p0", "p5/m4", "p3/m2/src"] {
+                assert!(ahead.contains_key(key), "{key:?}");
+            }
         }
         let with = super::walk_listed(&root, &sources, ahead, None);
         let without = super::walk_listed(&root, &sources, Map::default(), None);
         assert_eq!(with.len(), 16, "{with:?}");
         assert_eq!(with, without);
         assert_eq!(super::rule_files(&root, &sources), without);
+
+        // What the walk reads of a directory is the listing given for it:
+        // an empty one for `p0` keeps it out of `p0`'s folders.
+        let mut ahead = Map::default();
+        let listed = super::Listed {
+            names: Vec::new(),
+            id: None,
+            reused: false,
+        };
+        ahead.insert(std::borrow::Cow::Borrowed("p0"), listed);
+        let blind = super::walk_listed(&root, &sources, ahead, None);
+        let outside_p0: Vec<_> = without
+            .iter()
+            .filter(|(_, path, _)| !path.starts_with(root.join("p0")))
+            .cloned()
+            .collect();
+        assert!(outside_p0.len() < without.len());
+        assert_eq!(blind, outside_p0);
     }
 
     /// The walk's bounds: it goes no deeper than `MAX_WALK_DEPTH` below the

@@ -13,12 +13,19 @@
 //! names that are the first component of a candidate (`CLAUDE.md`,
 //! `.claude`, `.cursor`...). The rule files themselves are judged again on
 //! every walk; the cache saves listing directories, the cost of a walk.
+//!
+//! Reading a cache borrows its names and paths from the file's text where
+//! they hold no escape (nearly all do): one vector per directory is
+//! allocated, not a string per name.
 
+use std::borrow::Cow;
+use std::fmt;
 use std::fs;
 use std::io::{self, Write};
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::Listed;
@@ -32,8 +39,9 @@ const VERSION: u32 = 2;
 const MAX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A directory's entries, each with whether it is a directory (links not
-/// followed).
-pub(super) type Listing = Vec<(String, bool)>;
+/// followed); a name is borrowed from the cache's text when it came from
+/// there.
+pub(super) type Listing<'a> = Vec<(Cow<'a, str>, bool)>;
 
 /// A directory's identity and times, from `lstat`: device, inode,
 /// modification time (seconds, nanoseconds) and status-change time
@@ -89,28 +97,78 @@ impl DirId {
 /// One directory the walk visited: where, its identity when it was listed
 /// (taken before the listing), and what it holds.
 #[derive(Debug)]
-pub(super) struct Visit {
+pub(super) struct Visit<'a> {
     pub(super) dir: Utf8PathBuf,
     pub(super) id: Option<DirId>,
-    pub(super) listing: Listing,
+    pub(super) listing: Listing<'a>,
     /// Its listing came from the cache.
     pub(super) reused: bool,
 }
 
 #[derive(Serialize, Deserialize)]
-struct Stored {
+struct Stored<'a> {
     version: u32,
-    root: String,
+    #[serde(borrow)]
+    root: Cow<'a, str>,
     /// The candidate names kept besides subdirectories; a walk for other
     /// names cannot use these listings.
     keep: Vec<String>,
-    dirs: Vec<StoredDir>,
+    #[serde(borrow)]
+    dirs: Vec<StoredDir<'a>>,
 }
 
 /// One directory: root-relative (`""` for the root), its identity, its
 /// kept names (stored as one array).
 #[derive(Serialize, Deserialize)]
-struct StoredDir(String, DirId, Listing);
+struct StoredDir<'a>(
+    #[serde(borrow)] Cow<'a, str>,
+    DirId,
+    #[serde(borrow, deserialize_with = "borrowed_listing")] Listing<'a>,
+);
+
+/// A listing as stored, `[[name, is_dir], ...]`, each name borrowed from
+/// the text when it holds no escape.
+fn borrowed_listing<'de: 'a, 'a, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Listing<'a>, D::Error> {
+    struct Entries;
+    impl<'de> Visitor<'de> for Entries {
+        type Value = Listing<'de>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of [name, is_dir] pairs")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut listing = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some((Name(name), is_dir)) = seq.next_element::<(Name<'de>, bool)>()? {
+                listing.push((name, is_dir));
+            }
+            Ok(listing)
+        }
+    }
+    deserializer.deserialize_seq(Entries)
+}
+
+/// A name of a stored listing, borrowed from the text when it can be.
+struct Name<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Name<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl<'de> Visitor<'de> for Text {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_str(Text).map(Name)
+    }
+}
 
 /// What is read of a cache that does not parse, to leave a cache of
 /// another layout alone.
@@ -119,33 +177,9 @@ struct Header {
     version: u32,
 }
 
-/// The listings of the cache at `file` that still hold for the walk of
-/// `root` for `keep`, by absolute directory, each with the identity that
-/// proved it (the map the walk takes them from), and how many it stored;
-/// a problem when the file exists but could not be read. A cache not
-/// written yet, or written for another root, version or set of names, is
-/// no problem: it holds nothing for this walk.
-pub(super) fn load(
-    file: &Utf8Path,
-    root: &Utf8Path,
-    keep: &[String],
-) -> (Map<String, Listed>, usize, Option<String>) {
-    let stored = match read(file) {
-        Ok(Some(stored)) => stored,
-        Ok(None) => return (Map::default(), 0, None),
-        Err(problem) => return (Map::default(), 0, Some(problem)),
-    };
-    // (Another layout was left alone by `read`.) Another root's listings
-    // would fail their identity check anyway; other names' lack names.
-    if stored.root != root.as_str() || stored.keep != keep {
-        return (Map::default(), 0, None);
-    }
-    let count = stored.dirs.len();
-    (still_holding(root, stored.dirs), count, None)
-}
-
-/// The stored walk; `None` when there is none yet.
-fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
+/// The text of the cache at `file`; `None` when there is none yet, a
+/// problem when it exists but cannot be read (or is over the bound).
+pub(super) fn read(file: &Utf8Path) -> Result<Option<Vec<u8>>, String> {
     let (handle, meta) = match jit_base::open_regular(file.as_std_path()) {
         Ok(opened) => opened,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -162,18 +196,49 @@ fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
         ));
     }
     // At most `MAX_CACHE_BYTES`, in one read when its size is as measured.
-    let text = jit_base::read_capped(handle, meta.len(), MAX_CACHE_BYTES - 1)
-        .map_err(|err| format!("cannot read {file}: {err}; every directory was listed"))?;
+    jit_base::read_capped(handle, meta.len(), MAX_CACHE_BYTES - 1)
+        .map(Some)
+        .map_err(|err| format!("cannot read {file}: {err}; every directory was listed"))
+}
+
+/// The listings of the cache `text` (read from `file`) that still hold for
+/// the walk of `root` for `keep`, by root-relative directory (`""` for the
+/// root), each with the identity that proved it (the map the walk takes
+/// them from), and how many it stored; a problem when the text is no walk
+/// cache. A cache written for another root, version or set of names is no
+/// problem: it holds nothing for this walk.
+pub(super) fn load<'a>(
+    text: &'a [u8],
+    file: &Utf8Path,
+    root: &Utf8Path,
+    keep: &[String],
+) -> (Map<Cow<'a, str>, Listed<'a>>, usize, Option<String>) {
+    let stored = match parse(text, file) {
+        Ok(Some(stored)) => stored,
+        Ok(None) => return (Map::default(), 0, None),
+        Err(problem) => return (Map::default(), 0, Some(problem)),
+    };
+    // (Another layout was left alone by `parse`.) Another root's listings
+    // would fail their identity check anyway; other names' lack names.
+    if stored.root != root.as_str() || stored.keep != keep {
+        return (Map::default(), 0, None);
+    }
+    let count = stored.dirs.len();
+    (still_holding(root, stored.dirs), count, None)
+}
+
+/// The stored walk in `text`; `None` when it is of another layout.
+fn parse<'a>(text: &'a [u8], file: &Utf8Path) -> Result<Option<Stored<'a>>, String> {
     let not_a_cache = |err: serde_json::Error| {
         format!("{file} is not a walk cache ({err}); every directory was listed")
     };
     // One parse when the layout is this one; the header is read only to
     // tell another layout (an older or newer jit: walked around, replaced)
     // from a file that is no cache.
-    match serde_json::from_slice::<Stored>(&text) {
+    match serde_json::from_slice::<Stored<'a>>(text) {
         Ok(stored) if stored.version == VERSION => Ok(Some(stored)),
         Ok(_) => Ok(None),
-        Err(err) => match serde_json::from_slice::<Header>(&text) {
+        Err(err) => match serde_json::from_slice::<Header>(text) {
             Ok(header) if header.version != VERSION => Ok(None),
             _ => Err(not_a_cache(err)),
         },
@@ -182,11 +247,12 @@ fn read(file: &Utf8Path) -> Result<Option<Stored>, String> {
 
 /// The stored listings whose directories are as they were, checked on up
 /// to four threads (one `lstat` each). The threads only read the stored
-/// paths and answer yes or no: what moves into the map moves on this one.
-fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> Map<String, Listed> {
+/// paths and answer yes or no: what moves into the map moves on this one,
+/// keyed by the stored (root-relative) path itself.
+fn still_holding<'a>(root: &Utf8Path, dirs: Vec<StoredDir<'a>>) -> Map<Cow<'a, str>, Listed<'a>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let chunk = dirs.len().div_ceil(threads).max(1);
-    let check = |dirs: &[StoredDir]| -> Vec<bool> {
+    let check = |dirs: &[StoredDir<'_>]| -> Vec<bool> {
         let mut path = String::with_capacity(root.as_str().len() + 256);
         dirs.iter()
             .map(|stored| {
@@ -207,16 +273,14 @@ fn still_holding(root: &Utf8Path, dirs: Vec<StoredDir>) -> Map<String, Listed> {
             .collect()
     });
     let mut held = Map::with_capacity_and_hasher(dirs.len(), Default::default());
-    for (stored, holds) in dirs.into_iter().zip(holds) {
+    for (StoredDir(dir, id, names), holds) in dirs.into_iter().zip(holds) {
         if holds {
-            let mut path = String::new();
-            absolute(&mut path, root, &stored.0);
             let listed = Listed {
-                names: stored.2,
-                id: Some(stored.1),
+                names,
+                id: Some(id),
                 reused: true,
             };
-            held.insert(path, listed);
+            held.insert(dir, listed);
         }
     }
     held
@@ -227,7 +291,9 @@ fn absolute(path: &mut String, root: &Utf8Path, dir: &str) {
     path.clear();
     path.push_str(root.as_str());
     if !dir.is_empty() {
-        path.push('/');
+        if !path.ends_with('/') {
+            path.push('/');
+        }
         path.push_str(dir);
     }
 }
@@ -240,7 +306,7 @@ pub(super) fn store(
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-    visits: &[Visit],
+    visits: &[Visit<'_>],
     now: SystemTime,
 ) -> Result<(), String> {
     let dirs = visits
@@ -251,15 +317,17 @@ pub(super) fn store(
             let names = visit
                 .listing
                 .iter()
-                .filter(|(name, is_dir)| super::enters(name, *is_dir) || keep.contains(name))
+                .filter(|(name, is_dir)| {
+                    super::enters(name, *is_dir) || keep.iter().any(|k| k == name)
+                })
                 .cloned()
                 .collect();
-            Some(StoredDir(dir.as_str().to_owned(), id, names))
+            Some(StoredDir(Cow::Borrowed(dir.as_str()), id, names))
         })
         .collect();
     let stored = Stored {
         version: VERSION,
-        root: root.as_str().to_owned(),
+        root: Cow::Borrowed(root.as_str()),
         keep: keep.to_vec(),
         dirs,
     };
@@ -267,7 +335,7 @@ pub(super) fn store(
         .map_err(|err| format!("cannot write {file}: {err}; this walk's listings were not kept"))
 }
 
-fn write_atomically(file: &Utf8Path, stored: &Stored) -> io::Result<()> {
+fn write_atomically(file: &Utf8Path, stored: &Stored<'_>) -> io::Result<()> {
     let dir = file
         .parent()
         .filter(|p| !p.as_str().is_empty())
@@ -388,6 +456,28 @@ mod tests {
         // first time; p2/m1 is gone.
         assert_eq!((dirs, reused), (13, 9));
         assert_eq!(walk(&root, &cache, later()).2, 13);
+    }
+
+    /// Names the cache must escape (a quote, a backslash, a control
+    /// character) and names it need not (any other text) are read back as
+    /// written: every listing is reused and the walk finds what it found.
+    #[cfg(unix)]
+    #[test]
+    fn escaped_and_plain_names_are_read_back_alike() {
+        let (_dir, root, cache) = project();
+        for name in ["say \"hi\"", "back\\slash", "tab\there", "ünïcødé"] {
+            fs::create_dir_all(root.join("p0").join(name).join("inner")).unwrap();
+            fs::write(root.join("p0").join(name).join("inner/CLAUDE.md"), "x\n").unwrap();
+        }
+        let (first, dirs, reused, _) = walk(&root, &cache, later());
+        assert_eq!((dirs, reused), (21, 0));
+        let text = fs::read_to_string(cache.file()).unwrap();
+        assert!(text.contains(r#"say \"hi\""#), "{text}");
+        assert!(text.contains(r#"tab\t"#), "{text}");
+        let (again, dirs, reused, problem) = walk(&root, &cache, later());
+        assert_eq!((dirs, reused, problem), (21, 21, None));
+        assert_eq!(again, first);
+        assert_eq!(again.len(), 7, "{again:?}");
     }
 
     /// The cache is written only when the walk saw something it does not
@@ -526,6 +616,23 @@ mod tests {
         fs::write(cache.file(), r#"{"version":2,"dirs":5}"#).unwrap();
         let problem = walk(&root, &cache, later()).3.unwrap();
         assert!(problem.contains("is not a walk cache"), "{problem}");
+        // Nor one whose listing, or a name in it, is not what a walk wrote.
+        let keep = serde_json::to_string(&super::super::kept_names(&all_sources())).unwrap();
+        let root_text = serde_json::to_string(root.as_str()).unwrap();
+        for (listing, expected) in [
+            ("5", "a list of [name, is_dir] pairs"),
+            ("[[5,true]]", "a name"),
+        ] {
+            let text = format!(
+                r#"{{"version":2,"root":{root_text},"keep":{keep},"dirs":[["",[1,2,3,4,5,6],{listing}]]}}"#
+            );
+            fs::write(cache.file(), text).unwrap();
+            let (found, _, reused, problem) = walk(&root, &cache, later());
+            assert_eq!((found.len(), reused), (3, 0));
+            let problem = problem.unwrap();
+            assert!(problem.contains("is not a walk cache"), "{problem}");
+            assert!(problem.contains(expected), "{problem}");
+        }
 
         // The same cache for another root holds nothing for it, silently.
         let other = root.parent().unwrap().join("other");
