@@ -117,7 +117,12 @@ fn real_or_given(path: &Utf8Path) -> Utf8PathBuf {
 /// index of its source. Under [`Precedence::FirstFound`] only the first
 /// regular file of a directory counts.
 pub(crate) fn rule_files(root: &Utf8Path, sources: &[Arc<dyn RuleSource>]) -> Vec<Found> {
-    walk_listed(root, sources, list_ahead(root, false), None)
+    walk_listed(
+        root,
+        sources,
+        Ahead::from_map(list_ahead(root, false)),
+        None,
+    )
 }
 
 /// Where a project walk keeps what it listed, so that the next walk of the
@@ -210,11 +215,11 @@ fn rule_files_cached_at(
     let text = cache::read(cache.file());
     let (held, stored, mut problem) = match &text {
         Ok(Some(text)) => cache::load(text, cache.file(), root, &keep),
-        Ok(None) => (Map::default(), 0, None),
-        Err(problem) => (Map::default(), 0, Some(problem.clone())),
+        Ok(None) => (Ahead::default(), 0, None),
+        Err(problem) => (Ahead::default(), 0, Some(problem.clone())),
     };
     let ahead = if stored == 0 {
-        list_ahead(root, true)
+        Ahead::from_map(list_ahead(root, true))
     } else {
         held
     };
@@ -252,6 +257,57 @@ fn kept_names(sources: &[Arc<dyn RuleSource>]) -> Vec<String> {
     keep
 }
 
+/// The listings made before the walk reached their directories, by
+/// root-relative path (`""` for the root): those a cache kept come in the
+/// order of the walk that kept them, which is the order the walk asks for
+/// them while the project's folders are as they were, so they are taken in
+/// turn; from the first directory asked out of that order on (one added or
+/// removed since), through a map of those left.
+#[derive(Default)]
+struct Ahead<'a> {
+    /// In the order the walk is expected to ask; `None` for a directory
+    /// expected there whose listing cannot be used (changed since).
+    queue: std::vec::IntoIter<(Cow<'a, str>, Option<Listed<'a>>)>,
+    map: Map<Cow<'a, str>, Listed<'a>>,
+}
+
+impl<'a> Ahead<'a> {
+    /// Listings in no particular order (made on other threads).
+    fn from_map(map: Map<Cow<'a, str>, Listed<'a>>) -> Self {
+        Ahead {
+            queue: Vec::new().into_iter(),
+            map,
+        }
+    }
+
+    /// Listings in the order the walk is expected to ask for them.
+    fn in_order(queue: Vec<(Cow<'a, str>, Option<Listed<'a>>)>) -> Self {
+        Ahead {
+            queue: queue.into_iter(),
+            map: Map::default(),
+        }
+    }
+
+    /// How many directories this has something to say about.
+    fn len(&self) -> usize {
+        self.queue.len() + self.map.len()
+    }
+
+    /// The listing made ahead for the directory `key`, if any.
+    fn take(&mut self, key: &str) -> Option<Listed<'a>> {
+        if let Some((next, _)) = self.queue.as_slice().first() {
+            if next == key {
+                return self.queue.next().and_then(|(_, listed)| listed);
+            }
+            // Out of order: the rest is looked up by path from now on.
+            let rest = self.queue.by_ref();
+            self.map
+                .extend(rest.filter_map(|(k, listed)| Some((k, listed?))));
+        }
+        self.map.remove(key)
+    }
+}
+
 /// A directory listed before the walk reached it.
 struct Listed<'a> {
     names: Listing<'a>,
@@ -269,7 +325,7 @@ struct Listed<'a> {
 fn walk_listed<'a>(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
-    mut ahead: Map<Cow<'a, str>, Listed<'a>>,
+    mut ahead: Ahead<'a>,
     mut visits: Option<&mut Vec<Visit<'a>>>,
 ) -> Vec<Found> {
     // Every candidate's first component, sorted: a directory whose listing
@@ -289,7 +345,7 @@ fn walk_listed<'a>(
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
         let key = jit_base::relative_to(&dir, root).map(Utf8Path::as_str);
-        let held = key.and_then(|key| ahead.remove(key));
+        let held = key.and_then(|key| ahead.take(key));
         let listed = held.unwrap_or_else(|| {
             let id = visits.is_some().then(|| DirId::of(&dir)).flatten();
             Listed {
@@ -1293,8 +1349,8 @@ mod tests {
                 assert!(ahead.contains_key(key), "{key:?}");
             }
         }
-        let with = super::walk_listed(&root, &sources, ahead, None);
-        let without = super::walk_listed(&root, &sources, Map::default(), None);
+        let with = super::walk_listed(&root, &sources, super::Ahead::from_map(ahead), None);
+        let without = super::walk_listed(&root, &sources, super::Ahead::default(), None);
         assert_eq!(with.len(), 16, "{with:?}");
         assert_eq!(with, without);
         assert_eq!(super::rule_files(&root, &sources), without);
@@ -1308,7 +1364,7 @@ mod tests {
             reused: false,
         };
         ahead.insert(std::borrow::Cow::Borrowed("p0"), listed);
-        let blind = super::walk_listed(&root, &sources, ahead, None);
+        let blind = super::walk_listed(&root, &sources, super::Ahead::from_map(ahead), None);
         let outside_p0: Vec<_> = without
             .iter()
             .filter(|(_, path, _)| !path.starts_with(root.join("p0")))
@@ -1326,8 +1382,8 @@ mod tests {
         let sources = crate::all_sources();
         let found = |root: &Utf8PathBuf| -> Vec<String> {
             let ahead = super::list_ahead(root, false);
-            let with = super::walk_listed(root, &sources, ahead, None);
-            let without = super::walk_listed(root, &sources, Map::default(), None);
+            let with = super::walk_listed(root, &sources, super::Ahead::from_map(ahead), None);
+            let without = super::walk_listed(root, &sources, super::Ahead::default(), None);
             assert_eq!(with, without);
             without
                 .iter()

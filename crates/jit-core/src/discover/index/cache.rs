@@ -28,8 +28,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use super::Listed;
-use crate::Map;
+use super::{Ahead, Listed};
 use crate::discover::SETTLE;
 
 /// The layout of the cache file; another version is not read.
@@ -203,25 +202,25 @@ pub(super) fn read(file: &Utf8Path) -> Result<Option<Vec<u8>>, String> {
 
 /// The listings of the cache `text` (read from `file`) that still hold for
 /// the walk of `root` for `keep`, by root-relative directory (`""` for the
-/// root), each with the identity that proved it (the map the walk takes
-/// them from), and how many it stored; a problem when the text is no walk
-/// cache. A cache written for another root, version or set of names is no
+/// root) in the order of the walk that kept them, each with the identity
+/// that proved it, and how many it stored; a problem when the text is no
+/// walk cache. A cache written for another root, version or set of names is no
 /// problem: it holds nothing for this walk.
 pub(super) fn load<'a>(
     text: &'a [u8],
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-) -> (Map<Cow<'a, str>, Listed<'a>>, usize, Option<String>) {
+) -> (Ahead<'a>, usize, Option<String>) {
     let stored = match parse(text, file) {
         Ok(Some(stored)) => stored,
-        Ok(None) => return (Map::default(), 0, None),
-        Err(problem) => return (Map::default(), 0, Some(problem)),
+        Ok(None) => return (Ahead::default(), 0, None),
+        Err(problem) => return (Ahead::default(), 0, Some(problem)),
     };
     // (Another layout was left alone by `parse`.) Another root's listings
     // would fail their identity check anyway; other names' lack names.
     if stored.root != root.as_str() || stored.keep != keep {
-        return (Map::default(), 0, None);
+        return (Ahead::default(), 0, None);
     }
     let count = stored.dirs.len();
     (still_holding(root, stored.dirs), count, None)
@@ -245,11 +244,11 @@ fn parse<'a>(text: &'a [u8], file: &Utf8Path) -> Result<Option<Stored<'a>>, Stri
     }
 }
 
-/// The stored listings whose directories are as they were, checked on up
-/// to four threads (one `lstat` each). The threads only read the stored
-/// paths and answer yes or no: what moves into the map moves on this one,
-/// keyed by the stored (root-relative) path itself.
-fn still_holding<'a>(root: &Utf8Path, dirs: Vec<StoredDir<'a>>) -> Map<Cow<'a, str>, Listed<'a>> {
+/// The stored listings, in their order, those whose directories are as
+/// they were kept, checked on up to four threads (one `lstat` each). The
+/// threads only read the stored paths and answer yes or no: what moves
+/// into the result moves on this one.
+fn still_holding<'a>(root: &Utf8Path, dirs: Vec<StoredDir<'a>>) -> Ahead<'a> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let chunk = dirs.len().div_ceil(threads).max(1);
     let check = |dirs: &[StoredDir<'_>]| -> Vec<bool> {
@@ -264,26 +263,27 @@ fn still_holding<'a>(root: &Utf8Path, dirs: Vec<StoredDir<'a>>) -> Map<Cow<'a, s
     let holds: Vec<bool> = std::thread::scope(|scope| {
         let handles: Vec<_> = dirs
             .chunks(chunk)
-            .map(|chunk| scope.spawn(move || check(chunk)))
+            .map(|chunk| (chunk.len(), scope.spawn(move || check(chunk))))
             .collect();
         // A thread that failed holds nothing: its directories are listed.
         handles
             .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
+            .flat_map(|(len, handle)| handle.join().unwrap_or_else(|_| vec![false; len]))
             .collect()
     });
-    let mut held = Map::with_capacity_and_hasher(dirs.len(), Default::default());
-    for (StoredDir(dir, id, names), holds) in dirs.into_iter().zip(holds) {
-        if holds {
-            let listed = Listed {
+    let held = dirs
+        .into_iter()
+        .zip(holds)
+        .map(|(StoredDir(dir, id, names), holds)| {
+            let listed = holds.then_some(Listed {
                 names,
                 id: Some(id),
                 reused: true,
-            };
-            held.insert(dir, listed);
-        }
-    }
-    held
+            });
+            (dir, listed)
+        })
+        .collect();
+    Ahead::in_order(held)
 }
 
 /// `root/dir` (`root` for an empty `dir`) into `path`.
@@ -478,6 +478,27 @@ mod tests {
         assert_eq!((dirs, reused, problem), (21, 21, None));
         assert_eq!(again, first);
         assert_eq!(again.len(), 7, "{again:?}");
+    }
+
+    /// The listings are stored in the order the walk visits its folders
+    /// and taken in turn; a cache in any other order holds just the same.
+    #[test]
+    fn a_cache_in_another_order_holds_the_same() {
+        let (_dir, root, cache) = project();
+        let (first, ..) = walk(&root, &cache, later());
+        let text = fs::read_to_string(cache.file()).unwrap();
+        let mut stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let dirs = stored["dirs"].as_array_mut().unwrap();
+        let order: Vec<_> = dirs
+            .iter()
+            .map(|d| d[0].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(order[..3], ["", "p0", "p0/m0"], "the walk's order");
+        dirs.reverse();
+        fs::write(cache.file(), stored.to_string()).unwrap();
+        let (again, dirs, reused, problem) = walk(&root, &cache, later());
+        assert_eq!((dirs, reused, problem), (13, 13, None));
+        assert_eq!(again, first);
     }
 
     /// The cache is written only when the walk saw something it does not
