@@ -265,9 +265,11 @@ fn kept_names(sources: &[Arc<dyn RuleSource>]) -> Vec<String> {
 /// removed since), through a map of those left.
 #[derive(Default)]
 struct Ahead<'a> {
-    /// In the order the walk is expected to ask; `None` for a directory
-    /// expected there whose listing cannot be used (changed since).
-    queue: std::vec::IntoIter<(Cow<'a, str>, Option<Listed<'a>>)>,
+    /// The cache's listings, in the order the walk is expected to ask.
+    queue: std::vec::IntoIter<cache::StoredDir<'a>>,
+    /// For each of `queue`, whether its directory is as it was (its
+    /// listing can be used).
+    holds: std::vec::IntoIter<bool>,
     map: Map<Cow<'a, str>, Listed<'a>>,
 }
 
@@ -275,15 +277,17 @@ impl<'a> Ahead<'a> {
     /// Listings in no particular order (made on other threads).
     fn from_map(map: Map<Cow<'a, str>, Listed<'a>>) -> Self {
         Ahead {
-            queue: Vec::new().into_iter(),
             map,
+            ..Ahead::default()
         }
     }
 
-    /// Listings in the order the walk is expected to ask for them.
-    fn in_order(queue: Vec<(Cow<'a, str>, Option<Listed<'a>>)>) -> Self {
+    /// A cache's listings in the order the walk is expected to ask for
+    /// them, each with whether its directory is as it was.
+    fn in_order(queue: Vec<cache::StoredDir<'a>>, holds: Vec<bool>) -> Self {
         Ahead {
             queue: queue.into_iter(),
+            holds: holds.into_iter(),
             map: Map::default(),
         }
     }
@@ -295,14 +299,22 @@ impl<'a> Ahead<'a> {
 
     /// The listing made ahead for the directory `key`, if any.
     fn take(&mut self, key: &str) -> Option<Listed<'a>> {
-        if let Some((next, _)) = self.queue.as_slice().first() {
-            if next == key {
-                return self.queue.next().and_then(|(_, listed)| listed);
+        if let Some(next) = self.queue.as_slice().first() {
+            if next.dir() == key {
+                let holds = self.holds.next().unwrap_or(false);
+                return self
+                    .queue
+                    .next()
+                    .filter(|_| holds)
+                    .map(|kept| kept.listed().1);
             }
             // Out of order: the rest is looked up by path from now on.
-            let rest = self.queue.by_ref();
-            self.map
-                .extend(rest.filter_map(|(k, listed)| Some((k, listed?))));
+            for (kept, holds) in self.queue.by_ref().zip(self.holds.by_ref()) {
+                if holds {
+                    let (dir, listed) = kept.listed();
+                    self.map.insert(dir, listed);
+                }
+            }
         }
         self.map.remove(key)
     }

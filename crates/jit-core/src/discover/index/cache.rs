@@ -119,11 +119,29 @@ struct Stored<'a> {
 /// One directory: root-relative (`""` for the root), its identity, its
 /// kept names (stored as one array).
 #[derive(Serialize, Deserialize)]
-struct StoredDir<'a>(
+pub(super) struct StoredDir<'a>(
     #[serde(borrow)] Cow<'a, str>,
     DirId,
     #[serde(borrow, deserialize_with = "borrowed_listing")] Listing<'a>,
 );
+
+impl<'a> StoredDir<'a> {
+    /// The directory, root-relative.
+    pub(super) fn dir(&self) -> &str {
+        &self.0
+    }
+
+    /// The directory and its listing, proven by the stored identity.
+    pub(super) fn listed(self) -> (Cow<'a, str>, Listed<'a>) {
+        let StoredDir(dir, id, names) = self;
+        let listed = Listed {
+            names,
+            id: Some(id),
+            reused: true,
+        };
+        (dir, listed)
+    }
+}
 
 /// A listing as stored, `[[name, is_dir], ...]`, each name borrowed from
 /// the text when it holds no escape.
@@ -244,10 +262,9 @@ fn parse<'a>(text: &'a [u8], file: &Utf8Path) -> Result<Option<Stored<'a>>, Stri
     }
 }
 
-/// The stored listings, in their order, those whose directories are as
-/// they were kept, checked on up to four threads (one `lstat` each). The
-/// threads only read the stored paths and answer yes or no: what moves
-/// into the result moves on this one.
+/// The stored listings, in their order, each with whether its directory
+/// is as it was, checked on up to four threads (one `lstat` each). The
+/// threads only read the stored paths and answer yes or no.
 fn still_holding<'a>(root: &Utf8Path, dirs: Vec<StoredDir<'a>>) -> Ahead<'a> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let chunk = dirs.len().div_ceil(threads).max(1);
@@ -271,19 +288,7 @@ fn still_holding<'a>(root: &Utf8Path, dirs: Vec<StoredDir<'a>>) -> Ahead<'a> {
             .flat_map(|(len, handle)| handle.join().unwrap_or_else(|_| vec![false; len]))
             .collect()
     });
-    let held = dirs
-        .into_iter()
-        .zip(holds)
-        .map(|(StoredDir(dir, id, names), holds)| {
-            let listed = holds.then_some(Listed {
-                names,
-                id: Some(id),
-                reused: true,
-            });
-            (dir, listed)
-        })
-        .collect();
-    Ahead::in_order(held)
+    Ahead::in_order(dirs, holds)
 }
 
 /// `root/dir` (`root` for an empty `dir`) into `path`.
