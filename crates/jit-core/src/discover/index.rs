@@ -602,12 +602,17 @@ fn list_from(
         } else {
             Vec::new()
         };
-        if let Some(key) = jit_base::relative_to(&dir, root)
-            && let Ok(mut listed) = listed.lock()
-        {
-            let reused = false;
-            let key = Cow::Owned(key.as_str().to_owned());
-            listed.insert(key, Listed { names, id, reused });
+        // The key is the path's own text, cut to what is below the root:
+        // freeing the path here, on another thread than the one that made
+        // it, would contend for the allocator's lock on every directory.
+        let below_root = jit_base::relative_to(&dir, root).map(|key| key.as_str().len());
+        if let Some(len) = below_root {
+            let mut key = dir.into_string();
+            key.replace_range(..key.len().saturating_sub(len), "");
+            if let Ok(mut listed) = listed.lock() {
+                let reused = false;
+                listed.insert(Cow::Owned(key), Listed { names, id, reused });
+            }
         }
         let Ok(mut queue) = queue.lock() else {
             return;

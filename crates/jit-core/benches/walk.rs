@@ -1,0 +1,123 @@
+//! The project walk a session start makes (rule index, convention detection) on the 100,000-file tree, through its walk cache and without it, beside the floor the cache's check sets.
+//!
+//! Run with `cargo bench -p jit-core --bench walk`. The tree is
+//! [`bench_tree::Spec::monorepo_100k`] without scoped rules (10,000
+//! directories, 250 `CLAUDE.md`/`AGENTS.md`), generated once per run in a
+//! temporary directory, left to settle (a directory changed within two
+//! seconds of its listing is not kept) and walked once to fill the cache.
+//!
+//! * `cached`: [`ProjectWalk::with_cache`] with the cache filled and the
+//!   tree unchanged, as every session start after the first: the cache read
+//!   and parsed, one `lstat` per directory, the walk made from the kept
+//!   listings, each rule file's `lstat`.
+//! * `uncached`: [`ProjectWalk::new`], every directory listed (on up to
+//!   four threads, as the walk does).
+//! * `floor_cached`: what no cached walk can avoid, timed bare: one
+//!   `lstat` of every directory the walk visits, on as many threads as the
+//!   walk checks them on. `cached` over this is the cache's own cost
+//!   (reading it, the walk) beside the check that proves it.
+//!
+//! Without `--bench` (`cargo test --benches`) each runs once, on the same
+//! tree.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmark setup fails loudly"
+)]
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use bench_tree::{Spec, Tree};
+use camino::Utf8PathBuf;
+use divan::Bencher;
+use jit_core::{ProjectWalk, WalkCache};
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: Utf8PathBuf,
+    cache: WalkCache,
+    /// Every directory the walk visits, the root first.
+    dirs: Vec<Utf8PathBuf>,
+}
+
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let dir = bench_tree::fixture_dir().unwrap();
+        let spec = Spec::monorepo_100k().without_scoped_rules();
+        let tree: Tree = bench_tree::generate(&dir.path().join("repo"), &spec).unwrap();
+        let root = Utf8PathBuf::try_from(tree.root.clone()).unwrap();
+        let cache = WalkCache::new(Utf8PathBuf::try_from(dir.path().join("walk.json")).unwrap());
+        std::thread::sleep(Duration::from_millis(2100));
+        let first = ProjectWalk::with_cache(&root, &cache);
+        let dirs: Vec<Utf8PathBuf> = std::iter::once(root.clone())
+            .chain(tree.dirs.iter().map(|d| root.join(d)))
+            .collect();
+        let report = first.cache_report().unwrap();
+        assert_eq!(report.dirs, dirs.len(), "the walk visits every directory");
+        assert_eq!(report.problem, None);
+        let again = ProjectWalk::with_cache(&root, &cache);
+        let report = again.cache_report().unwrap();
+        assert_eq!(
+            (report.reused, report.dirs),
+            (dirs.len(), dirs.len()),
+            "every listing reused"
+        );
+        eprintln!(
+            "fixture: {root} ({} directories; the cache {} bytes)",
+            dirs.len(),
+            std::fs::metadata(cache.file()).unwrap().len()
+        );
+        Fixture {
+            _dir: dir,
+            root,
+            cache,
+            dirs,
+        }
+    })
+}
+
+fn main() {
+    fixture();
+    divan::main();
+    bench_tree::remove_scratch();
+}
+
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn cached(bencher: Bencher) {
+    let fixture = fixture();
+    bencher.bench(|| ProjectWalk::with_cache(&fixture.root, &fixture.cache));
+}
+
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn uncached(bencher: Bencher) {
+    let fixture = fixture();
+    bencher.bench(|| ProjectWalk::new(&fixture.root));
+}
+
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn floor_cached(bencher: Bencher) {
+    let dirs = &fixture().dirs;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let chunk = dirs.len().div_ceil(threads);
+    bencher.bench(|| {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = dirs
+                .chunks(chunk)
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk
+                            .iter()
+                            .filter(|dir| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()))
+                            .count()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| handle.join().unwrap())
+                .sum::<usize>()
+        })
+    });
+}
