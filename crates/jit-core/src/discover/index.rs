@@ -301,6 +301,8 @@ impl<'a> Ahead<'a> {
     fn take(&mut self, key: &str) -> Option<Listed<'a>> {
         if let Some(next) = self.queue.as_slice().first() {
             if next.dir() == key {
+                #[cfg(test)]
+                tests::TAKEN_IN_TURN.with(|count| count.set(count.get() + 1));
                 let holds = self.holds.next().unwrap_or(false);
                 return self
                     .queue
@@ -1122,6 +1124,9 @@ mod tests {
         /// How many folder names this thread's detection along a chain
         /// looked up.
         pub(super) static PROBED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        /// How many directories this thread's walks took from a cache's
+        /// listings in turn, without a map.
+        pub(crate) static TAKEN_IN_TURN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 
     /// What the walk and detection along a chain find in trees with links

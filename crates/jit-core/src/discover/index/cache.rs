@@ -489,8 +489,17 @@ mod tests {
     /// and taken in turn; a cache in any other order holds just the same.
     #[test]
     fn a_cache_in_another_order_holds_the_same() {
+        /// What `f` returns, and how many listings were taken in turn.
+        fn in_turn<T>(f: impl FnOnce() -> T) -> (T, usize) {
+            use super::super::tests::TAKEN_IN_TURN;
+            let before = TAKEN_IN_TURN.with(std::cell::Cell::get);
+            let out = f();
+            (out, TAKEN_IN_TURN.with(std::cell::Cell::get) - before)
+        }
         let (_dir, root, cache) = project();
         let (first, ..) = walk(&root, &cache, later());
+        // (The walk without a cache that `walk` makes to compare takes none.)
+        assert_eq!(in_turn(|| walk(&root, &cache, later())).1, 13);
         let text = fs::read_to_string(cache.file()).unwrap();
         let mut stored: serde_json::Value = serde_json::from_str(&text).unwrap();
         let dirs = stored["dirs"].as_array_mut().unwrap();
@@ -501,7 +510,8 @@ mod tests {
         assert_eq!(order[..3], ["", "p0", "p0/m0"], "the walk's order");
         dirs.reverse();
         fs::write(cache.file(), stored.to_string()).unwrap();
-        let (again, dirs, reused, problem) = walk(&root, &cache, later());
+        let ((again, dirs, reused, problem), taken) = in_turn(|| walk(&root, &cache, later()));
+        assert_eq!(taken, 0, "looked up by path from the first");
         assert_eq!((dirs, reused, problem), (13, 13, None));
         assert_eq!(again, first);
     }
