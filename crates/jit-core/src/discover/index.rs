@@ -374,11 +374,10 @@ fn walk_listed<'a>(
             continue;
         }
         // The walk enters no link: each directory is its own real path.
-        let candidates = listed.names.iter();
-        if candidates
-            .clone()
-            .any(|(name, _)| keep.binary_search_by(|k| k.as_str().cmp(name)).is_ok())
-        {
+        let has_candidate = |(name, _): &(Cow<'_, str>, bool)| {
+            keep.binary_search_by(|k| k.as_str().cmp(name)).is_ok()
+        };
+        if listed.names.iter().any(has_candidate) {
             dir_rule_files(root, &dir, true, sources, &listed.names, &mut out);
         }
         if depth < MAX_WALK_DEPTH {
