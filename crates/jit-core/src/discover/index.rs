@@ -117,12 +117,8 @@ fn real_or_given(path: &Utf8Path) -> Utf8PathBuf {
 /// index of its source. Under [`Precedence::FirstFound`] only the first
 /// regular file of a directory counts.
 pub(crate) fn rule_files(root: &Utf8Path, sources: &[Arc<dyn RuleSource>]) -> Vec<Found> {
-    walk_listed(
-        root,
-        sources,
-        Ahead::from_map(list_ahead(root, false)),
-        None,
-    )
+    let ahead = Ahead::from_map(list_ahead(root, false));
+    walk_listed(root, sources, &kept_names(sources), ahead, None)
 }
 
 /// Where a project walk keeps what it listed, so that the next walk of the
@@ -224,7 +220,7 @@ fn rule_files_cached_at(
         held
     };
     let mut visits = Vec::new();
-    let files = walk_listed(root, sources, ahead, Some(&mut visits));
+    let files = walk_listed(root, sources, &keep, ahead, Some(&mut visits));
     let reused = visits.iter().filter(|v| v.reused).count();
     if (reused < visits.len() || reused < stored)
         && let Err(err) = cache::store(cache.file(), root, &keep, &visits, now)
@@ -335,16 +331,16 @@ struct Listed<'a> {
 /// kept by a cache; by root-relative directory, `""` for the root)
 /// standing in for listing a directory again; the walk, its order and its
 /// bounds are the same with or without them. With `visits`, each
-/// directory visited is recorded there, with its identity.
+/// directory visited is recorded there, with its identity. `keep` is
+/// [`kept_names`] of `sources`: a directory whose listing holds none of
+/// them has no rule file (most directories).
 fn walk_listed<'a>(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
+    keep: &[String],
     mut ahead: Ahead<'a>,
     mut visits: Option<&mut Vec<Visit<'a>>>,
 ) -> Vec<Found> {
-    // Every candidate's first component, sorted: a directory whose listing
-    // holds none of them has no rule file (most directories).
-    let keep = kept_names(sources);
     if let Some(visits) = visits.as_deref_mut() {
         visits.reserve(ahead.len());
     }
@@ -1362,6 +1358,7 @@ mod tests {
             }
         }
         let sources = crate::all_sources();
+        let keep = super::kept_names(&sources);
         let ahead = super::list_ahead(&root, false);
         if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
             assert_eq!(ahead.len(), 1 + 6 + 30 + 30, "every directory listed once");
@@ -1370,8 +1367,8 @@ mod tests {
                 assert!(ahead.contains_key(key), "{key:?}");
             }
         }
-        let with = super::walk_listed(&root, &sources, super::Ahead::from_map(ahead), None);
-        let without = super::walk_listed(&root, &sources, super::Ahead::default(), None);
+        let with = super::walk_listed(&root, &sources, &keep, super::Ahead::from_map(ahead), None);
+        let without = super::walk_listed(&root, &sources, &keep, super::Ahead::default(), None);
         assert_eq!(with.len(), 16, "{with:?}");
         assert_eq!(with, without);
         assert_eq!(super::rule_files(&root, &sources), without);
@@ -1385,7 +1382,7 @@ mod tests {
             reused: false,
         };
         ahead.insert(std::borrow::Cow::Borrowed("p0"), listed);
-        let blind = super::walk_listed(&root, &sources, super::Ahead::from_map(ahead), None);
+        let blind = super::walk_listed(&root, &sources, &keep, super::Ahead::from_map(ahead), None);
         let outside_p0: Vec<_> = without
             .iter()
             .filter(|(_, path, _)| !path.starts_with(root.join("p0")))
@@ -1401,10 +1398,12 @@ mod tests {
     #[test]
     fn the_walk_stops_at_its_depth_and_directory_bounds() {
         let sources = crate::all_sources();
+        let keep = super::kept_names(&sources);
         let found = |root: &Utf8PathBuf| -> Vec<String> {
             let ahead = super::list_ahead(root, false);
-            let with = super::walk_listed(root, &sources, super::Ahead::from_map(ahead), None);
-            let without = super::walk_listed(root, &sources, super::Ahead::default(), None);
+            let with =
+                super::walk_listed(root, &sources, &keep, super::Ahead::from_map(ahead), None);
+            let without = super::walk_listed(root, &sources, &keep, super::Ahead::default(), None);
             assert_eq!(with, without);
             without
                 .iter()
