@@ -8,14 +8,17 @@
 //!
 //! * `cached`: [`ProjectWalk::with_cache`] with the cache filled and the
 //!   tree unchanged, as every session start after the first: the cache read
-//!   and parsed, one `lstat` per directory, the walk made from the kept
+//!   and parsed, one `statx` per directory, the walk made from the kept
 //!   listings, each rule file's `lstat`.
 //! * `uncached`: [`ProjectWalk::new`], every directory listed (on up to
 //!   four threads, as the walk does).
 //! * `floor_cached`: what no cached walk can avoid, timed bare: one
-//!   `lstat` of every directory the walk visits, on as many threads as the
-//!   walk checks them on. `cached` over this is the cache's own cost
-//!   (reading it, the walk) beside the check that proves it.
+//!   `statx` of every directory the walk visits, from the opened root and
+//!   for the fields the cache keeps (as the walk's check asks), on as many
+//!   threads as the walk checks them on. `cached` over this is the cache's
+//!   own cost (reading it, the walk) beside the check that proves it.
+//! * `floor_cached_lstat`: the same with one `lstat` of each absolute path,
+//!   as the check asked before.
 //!
 //! Without `--bench` (`cargo test --benches`) each runs once, on the same
 //! tree.
@@ -98,26 +101,75 @@ fn uncached(bencher: Bencher) {
 
 #[divan::bench(sample_count = 30, sample_size = 1)]
 fn floor_cached(bencher: Bencher) {
+    let fixture = fixture();
+    let below: Vec<&str> = fixture
+        .dirs
+        .iter()
+        .map(|dir| {
+            let rel = dir.strip_prefix(&fixture.root).unwrap().as_str();
+            if rel.is_empty() { "." } else { rel }
+        })
+        .collect();
+    let count = |chunk: &[&str]| statx_below(&fixture.root, chunk);
+    assert_eq!(on_threads(&below, count), below.len(), "every directory stated");
+    bencher.bench(|| on_threads(&below, count));
+}
+
+/// `floor_cached` as the cache checked directories before it stated them
+/// from the opened root: one `lstat` of each absolute path.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn floor_cached_lstat(bencher: Bencher) {
     let dirs = &fixture().dirs;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let chunk = dirs.len().div_ceil(threads);
     bencher.bench(|| {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = dirs
-                .chunks(chunk)
-                .map(|chunk| {
-                    scope.spawn(move || {
-                        chunk
-                            .iter()
-                            .filter(|dir| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()))
-                            .count()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| handle.join().unwrap())
-                .sum::<usize>()
+        on_threads(dirs, |chunk| {
+            chunk
+                .iter()
+                .filter(|dir| std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()))
+                .count()
         })
     });
+}
+
+/// `count` over `items` cut in one chunk per thread the walk's check uses,
+/// each on its own thread: the sum.
+fn on_threads<T: Sync>(items: &[T], count: impl Fn(&[T]) -> usize + Sync) -> usize {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|chunk| scope.spawn(|| count(chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().unwrap())
+            .sum::<usize>()
+    })
+}
+
+/// The directories of `below` (root-relative) that are directories, by
+/// one `statx` each from the opened root for the fields the cache keeps,
+/// as the cache's check asks; one `lstat` each off Linux.
+#[cfg(target_os = "linux")]
+fn statx_below(root: &Utf8PathBuf, below: &[&str]) -> usize {
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, StatxFlags};
+    let fields = StatxFlags::TYPE | StatxFlags::INO | StatxFlags::MTIME | StatxFlags::CTIME;
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(root.as_str(), flags, Mode::empty()).unwrap();
+    below
+        .iter()
+        .filter(|rel| {
+            rustix::fs::statx(&fd, **rel, AtFlags::SYMLINK_NOFOLLOW, fields).is_ok_and(|st| {
+                FileType::from_raw_mode(st.stx_mode.into()) == FileType::Directory
+            })
+        })
+        .count()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn statx_below(root: &Utf8PathBuf, below: &[&str]) -> usize {
+    below
+        .iter()
+        .filter(|rel| std::fs::symlink_metadata(root.join(rel)).is_ok_and(|m| m.is_dir()))
+        .count()
 }

@@ -52,6 +52,16 @@ impl DirId {
     /// The identity of `dir` when it is a directory (a link is not), read
     /// now; `None` otherwise, and on platforms without inode numbers.
     pub(super) fn of(dir: &Utf8Path) -> Option<DirId> {
+        #[cfg(target_os = "linux")]
+        if let Ok(id) = linux::id_at(rustix::fs::CWD, dir.as_str()) {
+            return id;
+        }
+        Self::of_std(dir)
+    }
+
+    /// [`DirId::of`] through `std` (one `lstat`): where `statx` is not
+    /// answered (an old kernel, a sandbox that refuses it), and off Linux.
+    fn of_std(dir: &Utf8Path) -> Option<DirId> {
         let meta = fs::symlink_metadata(dir)
             .ok()
             .filter(fs::Metadata::is_dir)?;
@@ -90,6 +100,55 @@ impl DirId {
             .checked_add(Duration::from_nanos(u64::from(nanos)))
             .and_then(|changed| changed.checked_add(SETTLE))
             .is_some_and(|settled| settled <= now)
+    }
+}
+
+/// The identity of a directory read with `statx` for the four fields it
+/// holds only, relative to a directory already open: a stored
+/// directory's `statx` from the opened root walks the path below the root
+/// only (on the 100k tree, about a fifth less time than `lstat` of every
+/// absolute path, measured in `benches/walk.rs`).
+#[cfg(target_os = "linux")]
+mod linux {
+    use rustix::fd::{AsFd, OwnedFd};
+    use rustix::fs::{AtFlags, FileType, Mode, OFlags, StatxFlags};
+
+    use super::DirId;
+
+    /// The fields a [`DirId`] is made of; the device comes with every
+    /// answer.
+    const FIELDS: StatxFlags = StatxFlags::TYPE
+        .union(StatxFlags::INO)
+        .union(StatxFlags::MTIME)
+        .union(StatxFlags::CTIME);
+
+    /// `path` (relative to `dir`, or absolute) as a [`DirId`], a link not
+    /// followed: `Ok(None)` when it is not a directory, an error when
+    /// `statx` failed or left out a field (the caller asks `lstat`).
+    pub(super) fn id_at(dir: impl AsFd, path: &str) -> rustix::io::Result<Option<DirId>> {
+        let path = if path.is_empty() { "." } else { path };
+        let st = rustix::fs::statx(dir, path, AtFlags::SYMLINK_NOFOLLOW, FIELDS)?;
+        if !StatxFlags::from_bits_retain(st.stx_mask).contains(FIELDS) {
+            return Err(rustix::io::Errno::NOSYS);
+        }
+        if FileType::from_raw_mode(st.stx_mode.into()) != FileType::Directory {
+            return Ok(None);
+        }
+        Ok(Some(DirId(
+            rustix::fs::makedev(st.stx_dev_major, st.stx_dev_minor),
+            st.stx_ino,
+            st.stx_mtime.tv_sec,
+            i64::from(st.stx_mtime.tv_nsec),
+            st.stx_ctime.tv_sec,
+            i64::from(st.stx_ctime.tv_nsec),
+        )))
+    }
+
+    /// The project root opened to stat paths below it (`O_PATH`: no read
+    /// permission needed); `None` when it cannot be.
+    pub(super) fn open_root(root: &str) -> Option<OwnedFd> {
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        rustix::fs::open(root, flags, Mode::empty()).ok()
     }
 }
 
@@ -269,11 +328,22 @@ fn still_holding<'a>(root: &Utf8Path, dirs: Vec<StoredDir<'a>>) -> Ahead<'a> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     let chunk = dirs.len().div_ceil(threads).max(1);
     let check = |dirs: &[StoredDir<'_>]| -> Vec<bool> {
+        #[cfg(target_os = "linux")]
+        let opened = linux::open_root(root.as_str());
         let mut path = String::with_capacity(root.as_str().len() + 256);
         dirs.iter()
             .map(|stored| {
+                // A stored path is below the root: never absolute, never
+                // `..` (the walk asks for no such key, so no such listing
+                // is ever used).
+                #[cfg(target_os = "linux")]
+                if let Some(fd) = &opened
+                    && let Ok(id) = linux::id_at(fd, &stored.0)
+                {
+                    return id == Some(stored.1);
+                }
                 absolute(&mut path, root, &stored.0);
-                DirId::of(Utf8Path::new(&path)) == Some(stored.1)
+                DirId::of_std(Utf8Path::new(&path)) == Some(stored.1)
             })
             .collect()
     };
@@ -710,5 +780,33 @@ mod tests {
         let (found, dirs, reused, _) = walk(&root, &cache, later());
         assert!(!found.iter().any(|f| f.starts_with("evil")), "{found:?}");
         assert_eq!((dirs, reused), (13, 13), "the link is not entered nor kept");
+    }
+
+    /// The check's `statx` from the opened root reads what `lstat` of the
+    /// absolute path reads (a cache written by either holds for the other,
+    /// and the fallback answers alike): a directory's identity, `None` for
+    /// a link or a file, an error for what is not there.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn statx_from_the_root_reads_the_identity_lstat_reads() {
+        use super::{DirId, linux};
+        let (_dir, root, _cache) = project();
+        let dir = root.join("p1");
+        let link = root.join("link");
+        std::os::unix::fs::symlink(&dir, &link).unwrap();
+        let id = DirId::of_std(&dir);
+        assert!(id.is_some());
+        assert_eq!(linux::id_at(rustix::fs::CWD, dir.as_str()).unwrap(), id);
+        assert_eq!(DirId::of(&dir), id);
+        let opened = linux::open_root(root.as_str()).unwrap();
+        assert_eq!(linux::id_at(&opened, "p1").unwrap(), id);
+        assert_eq!(linux::id_at(&opened, "").unwrap(), DirId::of_std(&root));
+        assert_eq!(linux::id_at(&opened, "link").unwrap(), None, "a link is not followed");
+        assert_eq!(DirId::of(&link), None);
+        assert_eq!(DirId::of_std(&link), None);
+        assert_eq!(linux::id_at(&opened, "p1/AGENTS.md").unwrap(), None, "a file");
+        assert!(linux::id_at(&opened, "gone").is_err());
+        assert_eq!(DirId::of(&root.join("gone")), None);
+        assert!(linux::open_root(root.join("p1/AGENTS.md").as_str()).is_none());
     }
 }
