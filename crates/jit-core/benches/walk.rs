@@ -111,7 +111,11 @@ fn floor_cached(bencher: Bencher) {
         })
         .collect();
     let count = |chunk: &[&str]| statx_below(&fixture.root, chunk);
-    assert_eq!(on_threads(&below, count), below.len(), "every directory stated");
+    assert_eq!(
+        on_threads(&below, count),
+        below.len(),
+        "every directory stated"
+    );
     bencher.bench(|| on_threads(&below, count));
 }
 
@@ -159,9 +163,8 @@ fn statx_below(root: &Utf8PathBuf, below: &[&str]) -> usize {
     below
         .iter()
         .filter(|rel| {
-            rustix::fs::statx(&fd, **rel, AtFlags::SYMLINK_NOFOLLOW, fields).is_ok_and(|st| {
-                FileType::from_raw_mode(st.stx_mode.into()) == FileType::Directory
-            })
+            rustix::fs::statx(&fd, **rel, AtFlags::SYMLINK_NOFOLLOW, fields)
+                .is_ok_and(|st| FileType::from_raw_mode(st.stx_mode.into()) == FileType::Directory)
         })
         .count()
 }

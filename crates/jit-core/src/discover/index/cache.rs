@@ -801,10 +801,18 @@ mod tests {
         let opened = linux::open_root(root.as_str()).unwrap();
         assert_eq!(linux::id_at(&opened, "p1").unwrap(), id);
         assert_eq!(linux::id_at(&opened, "").unwrap(), DirId::of_std(&root));
-        assert_eq!(linux::id_at(&opened, "link").unwrap(), None, "a link is not followed");
+        assert_eq!(
+            linux::id_at(&opened, "link").unwrap(),
+            None,
+            "a link is not followed"
+        );
         assert_eq!(DirId::of(&link), None);
         assert_eq!(DirId::of_std(&link), None);
-        assert_eq!(linux::id_at(&opened, "p1/AGENTS.md").unwrap(), None, "a file");
+        assert_eq!(
+            linux::id_at(&opened, "p1/AGENTS.md").unwrap(),
+            None,
+            "a file"
+        );
         assert!(linux::id_at(&opened, "gone").is_err());
         assert_eq!(DirId::of(&root.join("gone")), None);
         assert!(linux::open_root(root.join("p1/AGENTS.md").as_str()).is_none());
