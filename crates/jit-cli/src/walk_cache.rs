@@ -7,7 +7,7 @@ use jit_core::WalkCache;
 pub(crate) const WALK_CACHE_VAR: &str = "JIT_WALK_CACHE";
 
 /// The walk cache of the project at `root` (canonical):
-/// `STATE_DIR/walks/NAME-HASH.json`, NAME the root's last component and
+/// `STATE_DIR/walks/NAME-HASH.walk`, NAME the root's last component and
 /// HASH its whole path's; `None` when `JIT_WALK_CACHE` turns it off or no
 /// state directory can be named.
 pub(crate) fn for_root(root: &Utf8Path) -> Option<WalkCache> {
@@ -23,7 +23,9 @@ pub(crate) fn for_root(root: &Utf8Path) -> Option<WalkCache> {
     Some(WalkCache::new(dir.join("walks").join(file_name(root))))
 }
 
-/// `NAME-HASH.json` for `root`: readable, and distinct for distinct roots.
+/// `NAME-HASH.walk` for `root`: readable, and distinct for distinct roots.
+/// (Before the cache's binary layout, `.json`: such a file is left to the
+/// state directory's pruning.)
 fn file_name(root: &Utf8Path) -> String {
     let name: String = root
         .file_name()
@@ -44,7 +46,7 @@ fn file_name(root: &Utf8Path) -> String {
         .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         });
-    format!("{name}-{hash:016x}.json")
+    format!("{name}-{hash:016x}.walk")
 }
 
 #[cfg(test)]
@@ -55,8 +57,8 @@ mod tests {
     fn one_readable_file_per_root() {
         let a = file_name(Utf8Path::new("/work/my proj"));
         let b = file_name(Utf8Path::new("/other/my proj"));
-        assert!(a.starts_with("my_proj-") && a.ends_with(".json"), "{a}");
-        assert_eq!(a.len(), "my_proj-".len() + 16 + ".json".len());
+        assert!(a.starts_with("my_proj-") && a.ends_with(".walk"), "{a}");
+        assert_eq!(a.len(), "my_proj-".len() + 16 + ".walk".len());
         assert_ne!(a, b);
         assert_eq!(a, file_name(Utf8Path::new("/work/my proj")));
         assert!(file_name(Utf8Path::new("/")).starts_with("root-"));

@@ -607,7 +607,7 @@ fn the_walk_cache_lives_in_the_state_directory_and_changes_no_answer() {
     let dir_name = root.file_name().unwrap().to_str().unwrap();
     // The root's name, a `.` made `_`, then a hash of its path.
     let readable = dir_name.trim_start_matches('.');
-    assert!(name.contains(readable) && name.ends_with(".json"), "{name}");
+    assert!(name.contains(readable) && name.ends_with(".walk"), "{name}");
     let second = run(&[("JIT_STATE_DIR", state.path())]);
     assert_eq!(first, without);
     assert_eq!(second, without);

@@ -130,9 +130,11 @@ pub(crate) fn rule_files(root: &Utf8Path, sources: &[Arc<dyn RuleSource>]) -> Ve
 /// (device, inode, modification and status-change times) are what they
 /// were; one changed within two seconds of its listing is listed again
 /// next time (file times are as coarse as the kernel's clock). Rule files
-/// are judged again on every walk. A cache that cannot be read is listed
-/// around and rewritten; one that cannot be written is reported, never an
-/// error.
+/// are judged again on every walk. The file is binary (a `jit-walk` header,
+/// then lengths and bytes); a cache that cannot be read, is cut short or is
+/// no walk cache is walked around, said in the report and rewritten; one of
+/// another layout (an older or newer jit's) is replaced silently; one that
+/// cannot be written is reported, never an error.
 ///
 /// ```
 /// use jit_core::{ProjectWalk, WalkCache};
@@ -140,7 +142,7 @@ pub(crate) fn rule_files(root: &Utf8Path, sources: &[Arc<dyn RuleSource>]) -> Ve
 /// std::fs::create_dir_all(dir.path().join("proj/api"))?;
 /// std::fs::write(dir.path().join("proj/api/AGENTS.md"), "API.\n")?;
 /// let root = camino::Utf8PathBuf::try_from(dir.path().join("proj").canonicalize()?)?;
-/// let cache = WalkCache::new(camino::Utf8PathBuf::try_from(dir.path().join("walk.json"))?);
+/// let cache = WalkCache::new(camino::Utf8PathBuf::try_from(dir.path().join("proj.walk"))?);
 ///
 /// let first = ProjectWalk::with_cache(&root, &cache);
 /// let report = first.cache_report().unwrap();

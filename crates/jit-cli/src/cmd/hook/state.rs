@@ -273,8 +273,9 @@ pub(super) fn prune(dir: &Utf8Path, now: SystemTime) -> usize {
     };
     // Walk caches (`walks/`, see `crate::walk_cache`) too: one untouched
     // this long belongs to a project not opened since, or is rebuilt by
-    // one walk.
-    let walk_cache = |name: &str| name.ends_with(".json") || name.ends_with(".tmp");
+    // one walk. (`.json`: the layout before the binary one.)
+    let walk_cache =
+        |name: &str| name.ends_with(".walk") || name.ends_with(".json") || name.ends_with(".tmp");
     prune_in(dir, now, ours) + prune_in(&dir.join("walks"), now, walk_cache)
 }
 
@@ -364,13 +365,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dir = Utf8Path::from_path(dir.path()).unwrap();
         fs::create_dir_all(dir.join("walks")).unwrap();
-        for name in ["proj-0123456789abcdef.json", ".proj.json.42.tmp", "README"] {
+        let caches = [
+            "proj-0123456789abcdef.walk",
+            ".proj-0123456789abcdef.walk.42.tmp",
+            "old-0123456789abcdef.json",
+        ];
+        for name in caches.iter().chain(&["README"]) {
             fs::write(dir.join("walks").join(name), "x").unwrap();
         }
         let now = SystemTime::now();
         assert_eq!(prune(dir, now), 0, "fresh caches stay");
-        assert_eq!(prune(dir, now + PRUNE_AFTER + Duration::from_secs(60)), 2);
+        assert_eq!(prune(dir, now + PRUNE_AFTER + Duration::from_secs(60)), 3);
         assert!(dir.join("walks/README").exists());
-        assert!(!dir.join("walks/proj-0123456789abcdef.json").exists());
+        for name in caches {
+            assert!(!dir.join("walks").join(name).exists(), "{name}");
+        }
     }
 }

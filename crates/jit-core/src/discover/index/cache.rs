@@ -1,6 +1,6 @@
 //! The walk cache: what a project walk listed, kept in a file, so that the next walk lists again only the directories that changed.
 //!
-//! A directory's listing is reused when its `lstat` identity and times are
+//! A directory's listing is reused when its identity and times are
 //! what they were when it was listed: device, inode, modification and
 //! status-change times. Adding, removing or renaming an entry changes the
 //! directory's times; the status-change time cannot be set back by a user
@@ -14,38 +14,33 @@
 //! `.claude`, `.cursor`...). The rule files themselves are judged again on
 //! every walk; the cache saves listing directories, the cost of a walk.
 //!
-//! Reading a cache borrows its names and paths from the file's text where
-//! they hold no escape (nearly all do): one vector per directory is
-//! allocated, not a string per name.
+//! The file is lengths and bytes (`layout.rs`): reading it borrows every
+//! name and path from its bytes, one vector per directory allocated, not a
+//! string per name.
+
+mod layout;
 
 use std::borrow::Cow;
-use std::fmt;
 use std::fs;
 use std::io::{self, Write};
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
 
 use super::{Ahead, Listed};
 use crate::discover::SETTLE;
-
-/// The layout of the cache file; another version is not read.
-const VERSION: u32 = 2;
 
 /// The largest cache file read (a 20,000-directory walk writes a few MB).
 const MAX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A directory's entries, each with whether it is a directory (links not
-/// followed); a name is borrowed from the cache's text when it came from
+/// followed); a name is borrowed from the cache's bytes when it came from
 /// there.
 pub(super) type Listing<'a> = Vec<(Cow<'a, str>, bool)>;
 
-/// A directory's identity and times, from `lstat`: device, inode,
-/// modification time (seconds, nanoseconds) and status-change time
-/// (stored as one array: the cache holds one per directory).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A directory's identity and times, from `statx` (or `lstat`): device,
+/// inode, modification time (seconds, nanoseconds) and status-change time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct DirId(u64, u64, i64, i64, i64, i64);
 
 impl DirId {
@@ -163,26 +158,20 @@ pub(super) struct Visit<'a> {
     pub(super) reused: bool,
 }
 
-#[derive(Serialize, Deserialize)]
+/// A walk as kept: the root it was made from, the names it kept besides
+/// subdirectories (a walk for other names cannot use these listings), and
+/// each directory's listing.
+#[derive(Debug, PartialEq)]
 struct Stored<'a> {
-    version: u32,
-    #[serde(borrow)]
     root: Cow<'a, str>,
-    /// The candidate names kept besides subdirectories; a walk for other
-    /// names cannot use these listings.
-    keep: Vec<String>,
-    #[serde(borrow)]
+    keep: Vec<Cow<'a, str>>,
     dirs: Vec<StoredDir<'a>>,
 }
 
 /// One directory: root-relative (`""` for the root), its identity, its
-/// kept names (stored as one array).
-#[derive(Serialize, Deserialize)]
-pub(super) struct StoredDir<'a>(
-    #[serde(borrow)] Cow<'a, str>,
-    DirId,
-    #[serde(borrow, deserialize_with = "borrowed_listing")] Listing<'a>,
-);
+/// kept names.
+#[derive(Debug, PartialEq)]
+pub(super) struct StoredDir<'a>(Cow<'a, str>, DirId, Listing<'a>);
 
 impl<'a> StoredDir<'a> {
     /// The directory, root-relative.
@@ -202,58 +191,7 @@ impl<'a> StoredDir<'a> {
     }
 }
 
-/// A listing as stored, `[[name, is_dir], ...]`, each name borrowed from
-/// the text when it holds no escape.
-fn borrowed_listing<'de: 'a, 'a, D: Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Listing<'a>, D::Error> {
-    struct Entries;
-    impl<'de> Visitor<'de> for Entries {
-        type Value = Listing<'de>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a list of [name, is_dir] pairs")
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut listing = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-            while let Some((Name(name), is_dir)) = seq.next_element::<(Name<'de>, bool)>()? {
-                listing.push((name, is_dir));
-            }
-            Ok(listing)
-        }
-    }
-    deserializer.deserialize_seq(Entries)
-}
-
-/// A name of a stored listing, borrowed from the text when it can be.
-struct Name<'a>(Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Name<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Text;
-        impl<'de> Visitor<'de> for Text {
-            type Value = Cow<'de, str>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a name")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Cow::Borrowed(v))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Cow::Owned(v.to_owned()))
-            }
-        }
-        deserializer.deserialize_str(Text).map(Name)
-    }
-}
-
-/// What is read of a cache that does not parse, to leave a cache of
-/// another layout alone.
-#[derive(Deserialize)]
-struct Header {
-    version: u32,
-}
-
-/// The text of the cache at `file`; `None` when there is none yet, a
+/// The bytes of the cache at `file`; `None` when there is none yet, a
 /// problem when it exists but cannot be read (or is over the bound).
 pub(super) fn read(file: &Utf8Path) -> Result<Option<Vec<u8>>, String> {
     let (handle, meta) = match jit_base::open_regular(file.as_std_path()) {
@@ -277,48 +215,39 @@ pub(super) fn read(file: &Utf8Path) -> Result<Option<Vec<u8>>, String> {
         .map_err(|err| format!("cannot read {file}: {err}; every directory was listed"))
 }
 
-/// The listings of the cache `text` (read from `file`) that still hold for
+/// The listings of the cache `text` (the bytes of `file`) that still hold for
 /// the walk of `root` for `keep`, by root-relative directory (`""` for the
 /// root) in the order of the walk that kept them, each with the identity
-/// that proved it, and how many it stored; a problem when the text is no
-/// walk cache. A cache written for another root, version or set of names is no
-/// problem: it holds nothing for this walk.
+/// that proved it, and how many it stored; a problem when the bytes are no
+/// walk cache. A cache written for another root, layout or set of names is
+/// no problem: it holds nothing for this walk.
 pub(super) fn load<'a>(
     text: &'a [u8],
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
 ) -> (Ahead<'a>, usize, Option<String>) {
-    let stored = match parse(text, file) {
-        Ok(Some(stored)) => stored,
-        Ok(None) => return (Ahead::default(), 0, None),
-        Err(problem) => return (Ahead::default(), 0, Some(problem)),
+    let stored = match layout::read(text) {
+        Ok(layout::Read::This(stored)) => stored,
+        Ok(layout::Read::Other) => return (Ahead::default(), 0, None),
+        Err(why) => {
+            let problem = format!("{file} is not a walk cache ({why}); every directory was listed");
+            return (Ahead::default(), 0, Some(problem));
+        }
     };
-    // (Another layout was left alone by `parse`.) Another root's listings
-    // would fail their identity check anyway; other names' lack names.
-    if stored.root != root.as_str() || stored.keep != keep {
+    // (Another layout was left alone.) Another root's listings would fail
+    // their identity check anyway; other names' lack names.
+    if stored.root != root.as_str()
+        || !stored
+            .keep
+            .iter()
+            .map(|k| &**k)
+            .eq(keep.iter().map(String::as_str))
+    {
         return (Ahead::default(), 0, None);
     }
     let count = stored.dirs.len();
     (still_holding(root, stored.dirs), count, None)
-}
-
-/// The stored walk in `text`; `None` when it is of another layout.
-fn parse<'a>(text: &'a [u8], file: &Utf8Path) -> Result<Option<Stored<'a>>, String> {
-    let not_a_cache = |err: serde_json::Error| {
-        format!("{file} is not a walk cache ({err}); every directory was listed")
-    };
-    // One parse when the layout is this one; the header is read only to
-    // tell another layout (an older or newer jit: walked around, replaced)
-    // from a file that is no cache.
-    match serde_json::from_slice::<Stored<'a>>(text) {
-        Ok(stored) if stored.version == VERSION => Ok(Some(stored)),
-        Ok(_) => Ok(None),
-        Err(err) => match serde_json::from_slice::<Header>(text) {
-            Ok(header) if header.version != VERSION => Ok(None),
-            _ => Err(not_a_cache(err)),
-        },
-    }
 }
 
 /// The stored listings, in their order, each with whether its directory
@@ -401,9 +330,8 @@ pub(super) fn store(
         })
         .collect();
     let stored = Stored {
-        version: VERSION,
         root: Cow::Borrowed(root.as_str()),
-        keep: keep.to_vec(),
+        keep: keep.iter().map(|k| Cow::Borrowed(k.as_str())).collect(),
         dirs,
     };
     write_atomically(file, &stored)
@@ -422,7 +350,7 @@ fn write_atomically(file: &Utf8Path, stored: &Stored<'_>) -> io::Result<()> {
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let written = (|| {
         let mut out = io::BufWriter::new(fs::File::create(&temp)?);
-        serde_json::to_writer(&mut out, stored)?;
+        layout::write(&mut out, stored)?;
         out.flush()?;
         fs::rename(&temp, file)
     })();
@@ -474,6 +402,18 @@ mod tests {
             .iter()
             .map(|(_, p, _)| p.strip_prefix(root).unwrap().to_string())
             .collect()
+    }
+
+    /// Rewrites the cache file as `edit` changes what it holds.
+    fn edit(cache: &WalkCache, edit: impl FnOnce(&mut super::Stored<'_>)) {
+        let bytes = fs::read(cache.file()).unwrap();
+        let super::layout::Read::This(mut stored) = super::layout::read(&bytes).unwrap() else {
+            panic!("not this layout");
+        };
+        edit(&mut stored);
+        let mut out = Vec::new();
+        super::layout::write(&mut out, &stored).unwrap();
+        fs::write(cache.file(), out).unwrap();
     }
 
     /// (files found, directories visited, listings reused, problem)
@@ -533,12 +473,12 @@ mod tests {
         assert_eq!(walk(&root, &cache, later()).2, 13);
     }
 
-    /// Names the cache must escape (a quote, a backslash, a control
-    /// character) and names it need not (any other text) are read back as
-    /// written: every listing is reused and the walk finds what it found.
+    /// Names with a quote, a backslash, a control character or any script
+    /// are kept as they are and read back as written: every listing is
+    /// reused and the walk finds what it found.
     #[cfg(unix)]
     #[test]
-    fn escaped_and_plain_names_are_read_back_alike() {
+    fn names_of_any_text_are_read_back_as_written() {
         let (_dir, root, cache) = project();
         for name in ["say \"hi\"", "back\\slash", "tab\there", "ünïcødé"] {
             fs::create_dir_all(root.join("p0").join(name).join("inner")).unwrap();
@@ -546,9 +486,11 @@ mod tests {
         }
         let (first, dirs, reused, _) = walk(&root, &cache, later());
         assert_eq!((dirs, reused), (21, 0));
-        let text = fs::read_to_string(cache.file()).unwrap();
-        assert!(text.contains(r#"say \"hi\""#), "{text}");
-        assert!(text.contains(r#"tab\t"#), "{text}");
+        let bytes = fs::read(cache.file()).unwrap();
+        for name in ["say \"hi\"", "tab\there", "ünïcødé"] {
+            let raw = name.as_bytes();
+            assert!(bytes.windows(raw.len()).any(|w| w == raw), "{name}");
+        }
         let (again, dirs, reused, problem) = walk(&root, &cache, later());
         assert_eq!((dirs, reused, problem), (21, 21, None));
         assert_eq!(again, first);
@@ -570,16 +512,11 @@ mod tests {
         let (first, ..) = walk(&root, &cache, later());
         // (The walk without a cache that `walk` makes to compare takes none.)
         assert_eq!(in_turn(|| walk(&root, &cache, later())).1, 13);
-        let text = fs::read_to_string(cache.file()).unwrap();
-        let mut stored: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let dirs = stored["dirs"].as_array_mut().unwrap();
-        let order: Vec<_> = dirs
-            .iter()
-            .map(|d| d[0].as_str().unwrap().to_owned())
-            .collect();
-        assert_eq!(order[..3], ["", "p0", "p0/m0"], "the walk's order");
-        dirs.reverse();
-        fs::write(cache.file(), stored.to_string()).unwrap();
+        edit(&cache, |stored| {
+            let order: Vec<&str> = stored.dirs.iter().map(super::StoredDir::dir).collect();
+            assert_eq!(order[..3], ["", "p0", "p0/m0"], "the walk's order");
+            stored.dirs.reverse();
+        });
         let ((again, dirs, reused, problem), taken) = in_turn(|| walk(&root, &cache, later()));
         assert_eq!(taken, 0, "looked up by path from the first");
         assert_eq!((dirs, reused, problem), (13, 13, None));
@@ -601,13 +538,12 @@ mod tests {
         assert_eq!(inode(), first, "nothing changed: not written again");
 
         // A directory the cache holds and the walk does not visit.
-        let text = fs::read_to_string(cache.file()).unwrap();
-        let ghost = text.replacen("\"dirs\":[", "\"dirs\":[[\"ghost\",[1,2,3,4,5,6],[]],", 1);
-        assert_ne!(ghost, text);
-        fs::write(cache.file(), ghost).unwrap();
+        let ghost = super::StoredDir("ghost".into(), super::DirId(1, 2, 3, 4, 5, 6), vec![]);
+        edit(&cache, |stored| stored.dirs.insert(0, ghost));
         let (_, dirs, reused, _) = walk(&root, &cache, later());
         assert_eq!((dirs, reused), (13, 13));
-        assert!(!fs::read_to_string(cache.file()).unwrap().contains("ghost"));
+        let bytes = fs::read(cache.file()).unwrap();
+        assert!(!bytes.windows(5).any(|w| w == b"ghost"));
 
         // A directory listed again.
         let before = inode();
@@ -639,9 +575,13 @@ mod tests {
     fn a_cache_file_is_read_up_to_its_bound() {
         let (_dir, root, cache) = project();
         walk(&root, &cache, later());
-        let mut text = fs::read_to_string(cache.file()).unwrap();
-        text.push_str(&" ".repeat(1 << 20));
-        fs::write(cache.file(), &text).unwrap();
+        let long = super::StoredDir(
+            "x".repeat(1 << 20).into(),
+            super::DirId(1, 2, 3, 4, 5, 6),
+            vec![],
+        );
+        edit(&cache, |stored| stored.dirs.push(long));
+        assert!(fs::metadata(cache.file()).unwrap().len() > 1 << 20);
         let (_, _, reused, problem) = walk(&root, &cache, later());
         assert_eq!((reused, problem), (13, None));
 
@@ -704,40 +644,41 @@ mod tests {
         // Rewritten whole: the next walk reuses it.
         assert_eq!(walk(&root, &cache, later()).2, 13);
 
-        // A cache of another layout (an older or newer jit), silently.
-        fs::write(cache.file(), r#"{"version":1,"dirs":[{"dir":""}]}"#).unwrap();
-        let (found, dirs, reused, problem) = walk(&root, &cache, later());
-        assert_eq!((found.len(), dirs, reused, problem), (3, 13, 0, None));
-        // ... even one whose shape is this layout's.
-        let stored = fs::read_to_string(cache.file()).unwrap();
-        assert!(stored.starts_with(r#"{"version":2,"#), "{stored}");
-        fs::write(
-            cache.file(),
-            stored.replacen(r#""version":2"#, r#""version":3"#, 1),
-        )
-        .unwrap();
-        let (found, dirs, reused, problem) = walk(&root, &cache, later());
-        assert_eq!((found.len(), dirs, reused, problem), (3, 13, 0, None));
-        // This layout's version with a broken body is no cache.
-        fs::write(cache.file(), r#"{"version":2,"dirs":5}"#).unwrap();
-        let problem = walk(&root, &cache, later()).3.unwrap();
-        assert!(problem.contains("is not a walk cache"), "{problem}");
-        // Nor one whose listing, or a name in it, is not what a walk wrote.
-        let keep = serde_json::to_string(&super::super::kept_names(&all_sources())).unwrap();
-        let root_text = serde_json::to_string(root.as_str()).unwrap();
-        for (listing, expected) in [
-            ("5", "a list of [name, is_dir] pairs"),
-            ("[[5,true]]", "a name"),
+        // A cache of an earlier layout (JSON, versions 1 and 2), silently.
+        for earlier in [
+            r#"{"version":1,"dirs":[{"dir":""}]}"#,
+            r#"{"version":2,"root":"/","keep":[],"dirs":[["",[1,2,3,4,5,6],[]]]}"#,
         ] {
-            let text = format!(
-                r#"{{"version":2,"root":{root_text},"keep":{keep},"dirs":[["",[1,2,3,4,5,6],{listing}]]}}"#
-            );
-            fs::write(cache.file(), text).unwrap();
+            fs::write(cache.file(), earlier).unwrap();
+            let (found, dirs, reused, problem) = walk(&root, &cache, later());
+            assert_eq!((found.len(), dirs, reused, problem), (3, 13, 0, None));
+        }
+        // ... and of a later one, whatever follows its version.
+        let mut stored = fs::read(cache.file()).unwrap();
+        assert!(stored.starts_with(b"jit-walk\x03\0\0\0"), "{stored:?}");
+        stored[8] = 4;
+        fs::write(cache.file(), &stored).unwrap();
+        let (found, dirs, reused, problem) = walk(&root, &cache, later());
+        assert_eq!((found.len(), dirs, reused, problem), (3, 13, 0, None));
+        // This layout cut short, or padded, is no cache: said, with where.
+        let whole = fs::read(cache.file()).unwrap();
+        for (bytes, expected) in [
+            (&whole[..whole.len() - 1], "(it ends inside "),
+            (
+                &[&whole[..], b"\0"].concat()[..],
+                "(1 bytes follow the last directory)",
+            ),
+        ] {
+            fs::write(cache.file(), bytes).unwrap();
             let (found, _, reused, problem) = walk(&root, &cache, later());
             assert_eq!((found.len(), reused), (3, 0));
             let problem = problem.unwrap();
             assert!(problem.contains("is not a walk cache"), "{problem}");
             assert!(problem.contains(expected), "{problem}");
+            assert!(
+                problem.ends_with("; every directory was listed"),
+                "{problem}"
+            );
         }
 
         // The same cache for another root holds nothing for it, silently.
@@ -769,14 +710,12 @@ mod tests {
         std::os::unix::fs::symlink(&outside, root.join("evil")).unwrap();
         walk(&root, &cache, later());
         // The root's listing, as stored, now says `evil` is a directory.
-        let text = fs::read_to_string(cache.file()).unwrap();
-        assert!(text.contains("[\"CLAUDE.md\",false]"), "{text}");
-        let lying = text.replacen(
-            "[\"CLAUDE.md\",false]",
-            "[\"CLAUDE.md\",false],[\"evil\",true]",
-            1,
-        );
-        fs::write(cache.file(), lying).unwrap();
+        edit(&cache, |stored| {
+            let listing = &mut stored.dirs[0].2;
+            assert!(listing.contains(&("CLAUDE.md".into(), false)));
+            assert!(!listing.iter().any(|(name, _)| name == "evil"));
+            listing.push(("evil".into(), true));
+        });
         let (found, dirs, reused, _) = walk(&root, &cache, later());
         assert!(!found.iter().any(|f| f.starts_with("evil")), "{found:?}");
         assert_eq!((dirs, reused), (13, 13), "the link is not entered nor kept");

@@ -1,0 +1,343 @@
+//! The walk cache's layout on disk: lengths and bytes, read in place.
+//!
+//! ```text
+//! "jit-walk"  u32 version (3)
+//! text root   u32 n, n × text kept name
+//! u32 n, n × directory:
+//!     text path (root-relative)   6 × 8 bytes identity   u32 n, n × (u8 is_dir, text name)
+//! ```
+//!
+//! Integers are little-endian; a text is its length (`u32`) and its UTF-8
+//! bytes. Reading it is one pass that slices names and paths out of the
+//! file's bytes (versions 1 and 2 were JSON, whose parse was a fifth of a
+//! cached start). Every length is checked against what is left, so a file
+//! cut short, padded or forged is "not a walk cache" with where it went
+//! wrong, never a panic or an allocation its size does not back.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use super::{DirId, Stored, StoredDir};
+
+/// The first bytes of a cache file.
+const MAGIC: &[u8; 8] = b"jit-walk";
+
+/// The layout this build reads and writes; another is not read.
+pub(super) const VERSION: u32 = 3;
+
+/// What a cache file holds.
+#[derive(Debug, PartialEq)]
+pub(super) enum Read<'a> {
+    /// A cache of this layout.
+    This(Stored<'a>),
+    /// A cache of another layout (an older or newer jit): left alone, and
+    /// replaced by this walk's.
+    Other,
+}
+
+/// Writes `stored` in this layout.
+pub(super) fn write(out: &mut impl Write, stored: &Stored<'_>) -> io::Result<()> {
+    out.write_all(MAGIC)?;
+    out.write_all(&VERSION.to_le_bytes())?;
+    text(out, &stored.root)?;
+    count(out, stored.keep.len())?;
+    for name in &stored.keep {
+        text(out, name)?;
+    }
+    count(out, stored.dirs.len())?;
+    for StoredDir(dir, id, names) in &stored.dirs {
+        text(out, dir)?;
+        let DirId(dev, ino, mtime, mtime_ns, ctime, ctime_ns) = *id;
+        for field in [dev.to_le_bytes(), ino.to_le_bytes()] {
+            out.write_all(&field)?;
+        }
+        for field in [mtime, mtime_ns, ctime, ctime_ns] {
+            out.write_all(&field.to_le_bytes())?;
+        }
+        count(out, names.len())?;
+        for (name, is_dir) in names {
+            out.write_all(&[u8::from(*is_dir)])?;
+            text(out, name)?;
+        }
+    }
+    Ok(())
+}
+
+fn count(out: &mut impl Write, n: usize) -> io::Result<()> {
+    let n = u32::try_from(n)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "over 2^32 entries or bytes"))?;
+    out.write_all(&n.to_le_bytes())
+}
+
+fn text(out: &mut impl Write, text: &str) -> io::Result<()> {
+    count(out, text.len())?;
+    out.write_all(text.as_bytes())
+}
+
+/// Reads a cache file's `bytes`: this layout's contents, borrowed from
+/// them, or [`Read::Other`] for a cache of another layout; what is wrong
+/// when they are no walk cache.
+pub(super) fn read(bytes: &[u8]) -> Result<Read<'_>, String> {
+    if bytes.first() == Some(&b'{') {
+        // Versions 1 and 2 were JSON: another layout, if it is one.
+        #[derive(serde::Deserialize)]
+        struct Header {
+            #[allow(dead_code, reason = "read only to be there")]
+            version: u32,
+        }
+        return serde_json::from_slice::<Header>(bytes)
+            .map(|_| Read::Other)
+            .map_err(|err| err.to_string());
+    }
+    if !bytes.starts_with(MAGIC) && !MAGIC.starts_with(bytes) {
+        return Err("it does not start with `jit-walk`".to_owned());
+    }
+    let mut reader = Reader { bytes, at: 0 };
+    reader.take(MAGIC.len(), "the header")?;
+    if reader.u32("the header")? != VERSION {
+        return Ok(Read::Other);
+    }
+    let root = reader.text("the root")?;
+    let kept = reader.count("the kept names", 4)?;
+    let mut keep = Vec::with_capacity(kept.1);
+    for _ in 0..kept.0 {
+        keep.push(Cow::Borrowed(reader.text("a kept name")?));
+    }
+    // A directory takes at least its path's length, its identity and its
+    // listing's length.
+    let (dirs, capacity) = reader.count("the directories", 4 + 48 + 4)?;
+    let mut stored = Vec::with_capacity(capacity);
+    for _ in 0..dirs {
+        stored.push(reader.dir()?);
+    }
+    if reader.at != bytes.len() {
+        return Err(format!(
+            "{} bytes follow the last directory",
+            bytes.len() - reader.at
+        ));
+    }
+    Ok(Read::This(Stored {
+        root: Cow::Borrowed(root),
+        keep,
+        dirs: stored,
+    }))
+}
+
+/// A cursor over a cache's bytes.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// The next `n` bytes, inside `what`.
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], String> {
+        let taken = self
+            .at
+            .checked_add(n)
+            .and_then(|end| self.bytes.get(self.at..end))
+            .ok_or_else(|| format!("it ends inside {what} (byte {})", self.at))?;
+        self.at += n;
+        Ok(taken)
+    }
+
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], String> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N, what)?);
+        Ok(out)
+    }
+
+    fn u32(&mut self, what: &str) -> Result<u32, String> {
+        self.array(what).map(u32::from_le_bytes)
+    }
+
+    /// A count of items of at least `min` bytes each, and the capacity
+    /// the bytes left can back.
+    fn count(&mut self, what: &str, min: usize) -> Result<(usize, usize), String> {
+        let n = usize::try_from(self.u32(what)?).unwrap_or(usize::MAX);
+        let left = self.bytes.len().saturating_sub(self.at);
+        Ok((n, n.min(left / min.max(1))))
+    }
+
+    fn text(&mut self, what: &str) -> Result<&'a str, String> {
+        let len = usize::try_from(self.u32(what)?).unwrap_or(usize::MAX);
+        let at = self.at;
+        std::str::from_utf8(self.take(len, what)?)
+            .map_err(|_| format!("{what} at byte {at} is not UTF-8"))
+    }
+
+    /// One stored directory.
+    fn dir(&mut self) -> Result<StoredDir<'a>, String> {
+        const ID: &str = "a directory's identity";
+        let dir = self.text("a directory's path")?;
+        let id = DirId(
+            u64::from_le_bytes(self.array(ID)?),
+            u64::from_le_bytes(self.array(ID)?),
+            i64::from_le_bytes(self.array(ID)?),
+            i64::from_le_bytes(self.array(ID)?),
+            i64::from_le_bytes(self.array(ID)?),
+            i64::from_le_bytes(self.array(ID)?),
+        );
+        let (n, capacity) = self.count("a directory's listing", 1 + 4)?;
+        let mut names = Vec::with_capacity(capacity);
+        for _ in 0..n {
+            let is_dir = match self.take(1, "a listing")? {
+                [0] => false,
+                [1] => true,
+                _ => {
+                    return Err(format!(
+                        "a listing's entry at byte {} is neither a file nor a directory",
+                        self.at - 1
+                    ));
+                }
+            };
+            names.push((Cow::Borrowed(self.text("a name")?), is_dir));
+        }
+        Ok(StoredDir(Cow::Borrowed(dir), id, names))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn bytes(stored: &Stored<'_>) -> Vec<u8> {
+        let mut out = Vec::new();
+        write(&mut out, stored).unwrap();
+        out
+    }
+
+    fn sample() -> Stored<'static> {
+        Stored {
+            root: "/work/proj".into(),
+            keep: vec!["AGENTS.md".into(), "CLAUDE.md".into()],
+            dirs: vec![
+                StoredDir(
+                    "".into(),
+                    DirId(1, 2, 3, 4, 5, 6),
+                    vec![("src".into(), true), ("CLAUDE.md".into(), false)],
+                ),
+                StoredDir("src".into(), DirId(u64::MAX, 0, -1, 0, i64::MIN, 9), vec![]),
+            ],
+        }
+    }
+
+    fn error(bytes: &[u8]) -> String {
+        read(bytes).unwrap_err()
+    }
+
+    proptest! {
+        /// Whatever the names (quotes, backslashes, control characters,
+        /// any script) and identities, a cache reads back as written.
+        #[test]
+        fn a_cache_reads_back_as_written(
+            root in "\\PC{0,12}",
+            keep in prop::collection::vec("\\PC{0,8}", 0..4),
+            dirs in prop::collection::vec(
+                ("\\PC{0,12}", any::<[u64; 2]>(), any::<[i64; 4]>(),
+                 prop::collection::vec(("\\PC{0,8}", any::<bool>()), 0..4)),
+                0..6,
+            ),
+        ) {
+            let stored = Stored {
+                root: root.into(),
+                keep: keep.into_iter().map(Cow::Owned).collect(),
+                dirs: dirs
+                    .into_iter()
+                    .map(|(dir, [dev, ino], [a, b, c, d], names)| {
+                        let names = names.into_iter().map(|(n, d)| (Cow::Owned(n), d)).collect();
+                        StoredDir(dir.into(), DirId(dev, ino, a, b, c, d), names)
+                    })
+                    .collect(),
+            };
+            let written = bytes(&stored);
+            prop_assert_eq!(read(&written).unwrap(), Read::This(stored));
+        }
+    }
+
+    /// A file cut anywhere short of its end is no cache, and says where it
+    /// ends; a byte more is no cache either.
+    #[test]
+    fn a_cache_cut_short_or_padded_is_none() {
+        let whole = bytes(&sample());
+        assert!(matches!(read(&whole), Ok(Read::This(_))));
+        for len in 0..whole.len() {
+            let problem = error(&whole[..len]);
+            assert!(
+                problem.starts_with("it ends inside ") || problem.contains("`jit-walk`"),
+                "{len}: {problem}"
+            );
+        }
+        assert_eq!(error(&whole[..20]), "it ends inside the root (byte 16)");
+        let mut padded = whole.clone();
+        padded.push(0);
+        assert_eq!(error(&padded), "1 bytes follow the last directory");
+    }
+
+    /// Counts and lengths are trusted only as far as the bytes go: a
+    /// forged count of four billion directories allocates nothing for them.
+    #[test]
+    fn a_forged_count_is_bounded_by_the_bytes_left() {
+        let mut forged = bytes(&Stored {
+            dirs: vec![],
+            ..sample()
+        });
+        let at = forged.len() - 4;
+        forged[at..].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            error(&forged),
+            format!("it ends inside a directory's path (byte {})", at + 4)
+        );
+        let mut reader = Reader { bytes: &forged, at };
+        assert_eq!(reader.count("x", 56).unwrap(), (u32::MAX as usize, 0));
+        let mut long = bytes(&sample());
+        long[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(error(&long), "it ends inside the root (byte 16)");
+    }
+
+    /// What a walk never writes is named: an entry that is neither a file
+    /// nor a directory, a name that is not UTF-8, another file type.
+    #[test]
+    fn what_a_walk_never_writes_is_named() {
+        let whole = bytes(&sample());
+        let flag = whole
+            .windows(7)
+            .position(|w| w == b"\x03\0\0\0src")
+            .unwrap()
+            - 1;
+        assert_eq!(whole[flag], 1, "`src`'s flag");
+        let mut odd = whole.clone();
+        odd[flag] = 2;
+        assert_eq!(
+            error(&odd),
+            format!("a listing's entry at byte {flag} is neither a file nor a directory")
+        );
+        let mut latin = whole.clone();
+        latin[flag + 5] = 0xff;
+        assert_eq!(
+            error(&latin),
+            format!("a name at byte {} is not UTF-8", flag + 5)
+        );
+        assert_eq!(error(b"PK\x03\x04"), "it does not start with `jit-walk`");
+        assert_eq!(error(b"jit-"), "it ends inside the header (byte 0)");
+        assert!(error(b"{ not json").contains("at line 1 column"));
+    }
+
+    /// A cache of another version, this layout's or JSON (versions 1 and
+    /// 2), is another layout: left alone.
+    #[test]
+    fn another_version_is_another_layout() {
+        let mut newer = bytes(&sample());
+        newer[8..12].copy_from_slice(&4u32.to_le_bytes());
+        assert_eq!(read(&newer), Ok(Read::Other));
+        let json = br#"{"version":2,"root":"/work/proj","keep":[],"dirs":[]}"#;
+        assert_eq!(read(json), Ok(Read::Other));
+        assert_eq!(
+            read(br#"{"version":1,"dirs":[{"dir":""}]}"#),
+            Ok(Read::Other)
+        );
+    }
+}
