@@ -211,18 +211,25 @@ fn rule_files_cached_at(
 ) -> (Vec<Found>, WalkCacheReport) {
     let keep = kept_names(sources);
     let text = cache::read(cache.file());
-    let (held, stored, mut problem) = match &text {
+    let (kept, mut problem) = match &text {
         Ok(Some(text)) => cache::load(text, cache.file(), root, &keep),
-        Ok(None) => (Ahead::default(), 0, None),
-        Err(problem) => (Ahead::default(), 0, Some(problem.clone())),
+        Ok(None) => (Vec::new(), None),
+        Err(problem) => (Vec::new(), Some(problem.clone())),
     };
-    let ahead = if stored == 0 {
-        Ahead::from_map(list_ahead(root, true))
-    } else {
-        held
-    };
+    let stored = kept.len();
     let mut visits = Vec::new();
-    let files = walk_listed(root, sources, &keep, ahead, Some(&mut visits));
+    let files = if stored == 0 {
+        let ahead = Ahead::from_map(list_ahead(root, true));
+        walk_listed(root, sources, &keep, ahead, Some(&mut visits))
+    } else {
+        // Each kept listing is checked as the walk takes it, or ahead of
+        // it by a helper thread.
+        let checks = cache::Checks::new(root, &kept);
+        checks.run(|checks| {
+            let ahead = Ahead::in_order(kept, checks);
+            walk_listed(root, sources, &keep, ahead, Some(&mut visits))
+        })
+    };
     let reused = visits.iter().filter(|v| v.reused).count();
     if (reused < visits.len() || reused < stored)
         && let Err(err) = cache::store(cache.file(), root, &keep, &visits, now)
@@ -260,32 +267,42 @@ fn kept_names(sources: &[Arc<dyn RuleSource>]) -> Vec<String> {
 /// order of the walk that kept them, which is the order the walk asks for
 /// them while the project's folders are as they were, so they are taken in
 /// turn; from the first directory asked out of that order on (one added or
-/// removed since), through a map of those left.
+/// removed since), through a map of those left. A kept listing is used
+/// only if its directory is as it was ([`cache::Checks`]), checked when it
+/// is taken.
 #[derive(Default)]
-struct Ahead<'a> {
+struct Ahead<'a, 'c> {
     /// The cache's listings, in the order the walk is expected to ask.
     queue: std::vec::IntoIter<cache::StoredDir<'a>>,
-    /// For each of `queue`, whether its directory is as it was (its
-    /// listing can be used).
-    holds: std::vec::IntoIter<bool>,
-    map: Map<Cow<'a, str>, Listed<'a>>,
+    /// The checks of the cache's listings, and this thread's checker.
+    checks: Option<(&'c cache::Checks<'a>, cache::Checker)>,
+    /// How many of `queue` were taken (the next one's place in `checks`).
+    taken: usize,
+    /// Listings by path, each with its place in `checks` when it has to
+    /// pass its check first.
+    map: Map<Cow<'a, str>, (Listed<'a>, Option<usize>)>,
 }
 
-impl<'a> Ahead<'a> {
+impl<'a, 'c> Ahead<'a, 'c> {
     /// Listings in no particular order (made on other threads).
     fn from_map(map: Map<Cow<'a, str>, Listed<'a>>) -> Self {
         Ahead {
-            map,
+            map: map
+                .into_iter()
+                .map(|(dir, listed)| (dir, (listed, None)))
+                .collect(),
             ..Ahead::default()
         }
     }
 
     /// A cache's listings in the order the walk is expected to ask for
-    /// them, each with whether its directory is as it was.
-    fn in_order(queue: Vec<cache::StoredDir<'a>>, holds: Vec<bool>) -> Self {
+    /// them, each used once `checks` (made for them) says its directory is
+    /// as it was.
+    fn in_order(queue: Vec<cache::StoredDir<'a>>, checks: &'c cache::Checks<'a>) -> Self {
         Ahead {
             queue: queue.into_iter(),
-            holds: holds.into_iter(),
+            checks: Some((checks, cache::Checker::new(checks.root()))),
+            taken: 0,
             map: Map::default(),
         }
     }
@@ -295,28 +312,36 @@ impl<'a> Ahead<'a> {
         self.queue.len() + self.map.len()
     }
 
-    /// The listing made ahead for the directory `key`, if any.
+    /// The listing made ahead for the directory `key`, if any (and, kept
+    /// by a cache, if its directory is as it was).
     fn take(&mut self, key: &str) -> Option<Listed<'a>> {
         if let Some(next) = self.queue.as_slice().first() {
+            let place = self.taken;
             if next.dir() == key {
                 #[cfg(test)]
                 tests::TAKEN_IN_TURN.with(|count| count.set(count.get() + 1));
-                let holds = self.holds.next().unwrap_or(false);
-                return self
-                    .queue
-                    .next()
-                    .filter(|_| holds)
-                    .map(|kept| kept.listed().1);
+                self.taken += 1;
+                let kept = self.queue.next()?;
+                return self.holds(place).then(|| kept.listed().1);
             }
             // Out of order: the rest is looked up by path from now on.
-            for (kept, holds) in self.queue.by_ref().zip(self.holds.by_ref()) {
-                if holds {
-                    let (dir, listed) = kept.listed();
-                    self.map.insert(dir, listed);
-                }
+            for (i, kept) in self.queue.by_ref().enumerate() {
+                let (dir, listed) = kept.listed();
+                self.map.insert(dir, (listed, Some(place + i)));
             }
         }
-        self.map.remove(key)
+        let (listed, place) = self.map.remove(key)?;
+        match place {
+            Some(place) => self.holds(place).then_some(listed),
+            None => Some(listed),
+        }
+    }
+
+    /// Whether the kept listing at `place` holds.
+    fn holds(&mut self, place: usize) -> bool {
+        self.checks
+            .as_mut()
+            .is_some_and(|(checks, checker)| checks.holds(place, checker))
     }
 }
 
@@ -340,7 +365,7 @@ fn walk_listed<'a>(
     root: &Utf8Path,
     sources: &[Arc<dyn RuleSource>],
     keep: &[String],
-    mut ahead: Ahead<'a>,
+    mut ahead: Ahead<'a, '_>,
     mut visits: Option<&mut Vec<Visit<'a>>>,
 ) -> Vec<Found> {
     if let Some(visits) = visits.as_deref_mut() {

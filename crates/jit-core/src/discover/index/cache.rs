@@ -18,6 +18,7 @@
 //! name and path from its bytes, one vector per directory allocated, not a
 //! string per name.
 
+mod check;
 mod layout;
 
 use std::borrow::Cow;
@@ -27,7 +28,7 @@ use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::{Ahead, Listed};
+use super::Listed;
 use crate::discover::SETTLE;
 
 /// The largest cache file read (a 20,000-directory walk writes a few MB).
@@ -215,24 +216,26 @@ pub(super) fn read(file: &Utf8Path) -> Result<Option<Vec<u8>>, String> {
         .map_err(|err| format!("cannot read {file}: {err}; every directory was listed"))
 }
 
-/// The listings of the cache `text` (the bytes of `file`) that still hold for
-/// the walk of `root` for `keep`, by root-relative directory (`""` for the
-/// root) in the order of the walk that kept them, each with the identity
-/// that proved it, and how many it stored; a problem when the bytes are no
-/// walk cache. A cache written for another root, layout or set of names is
-/// no problem: it holds nothing for this walk.
+pub(super) use check::{Checker, Checks};
+
+/// The listings of the cache `text` (the bytes of `file`) for the walk of
+/// `root` for `keep`, by root-relative directory (`""` for the root) in
+/// the order of the walk that kept them, each with the identity it was
+/// listed at (to be checked, see [`Checks`]); a problem when the bytes are
+/// no walk cache. A cache written for another root, layout or set of names
+/// is no problem: it holds nothing for this walk.
 pub(super) fn load<'a>(
     text: &'a [u8],
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-) -> (Ahead<'a>, usize, Option<String>) {
+) -> (Vec<StoredDir<'a>>, Option<String>) {
     let stored = match layout::read(text) {
         Ok(layout::Read::This(stored)) => stored,
-        Ok(layout::Read::Other) => return (Ahead::default(), 0, None),
+        Ok(layout::Read::Other) => return (Vec::new(), None),
         Err(why) => {
             let problem = format!("{file} is not a walk cache ({why}); every directory was listed");
-            return (Ahead::default(), 0, Some(problem));
+            return (Vec::new(), Some(problem));
         }
     };
     // (Another layout was left alone.) Another root's listings would fail
@@ -244,50 +247,9 @@ pub(super) fn load<'a>(
             .map(|k| &**k)
             .eq(keep.iter().map(String::as_str))
     {
-        return (Ahead::default(), 0, None);
+        return (Vec::new(), None);
     }
-    let count = stored.dirs.len();
-    (still_holding(root, stored.dirs), count, None)
-}
-
-/// The stored listings, in their order, each with whether its directory
-/// is as it was, checked on up to four threads (one `lstat` each). The
-/// threads only read the stored paths and answer yes or no.
-fn still_holding<'a>(root: &Utf8Path, dirs: Vec<StoredDir<'a>>) -> Ahead<'a> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-    let chunk = dirs.len().div_ceil(threads).max(1);
-    let check = |dirs: &[StoredDir<'_>]| -> Vec<bool> {
-        #[cfg(target_os = "linux")]
-        let opened = linux::open_root(root.as_str());
-        let mut path = String::with_capacity(root.as_str().len() + 256);
-        dirs.iter()
-            .map(|stored| {
-                // A stored path is below the root: never absolute, never
-                // `..` (the walk asks for no such key, so no such listing
-                // is ever used).
-                #[cfg(target_os = "linux")]
-                if let Some(fd) = &opened
-                    && let Ok(id) = linux::id_at(fd, &stored.0)
-                {
-                    return id == Some(stored.1);
-                }
-                absolute(&mut path, root, &stored.0);
-                DirId::of_std(Utf8Path::new(&path)) == Some(stored.1)
-            })
-            .collect()
-    };
-    let holds: Vec<bool> = std::thread::scope(|scope| {
-        let handles: Vec<_> = dirs
-            .chunks(chunk)
-            .map(|chunk| (chunk.len(), scope.spawn(move || check(chunk))))
-            .collect();
-        // A thread that failed holds nothing: its directories are listed.
-        handles
-            .into_iter()
-            .flat_map(|(len, handle)| handle.join().unwrap_or_else(|_| vec![false; len]))
-            .collect()
-    });
-    Ahead::in_order(dirs, holds)
+    (stored.dirs, None)
 }
 
 /// `root/dir` (`root` for an empty `dir`) into `path`.
