@@ -371,6 +371,13 @@ fn walk_listed<'a>(
     if let Some(visits) = visits.as_deref_mut() {
         visits.reserve(ahead.len());
     }
+    // The first bytes of `keep`: most names start with none of them.
+    let mut firsts = [false; 256];
+    for name in keep {
+        if let Some(&b) = name.as_bytes().first() {
+            firsts[usize::from(b)] = true;
+        }
+    }
     let mut out: Vec<Found> = Vec::new();
     let mut stack = vec![(root.to_owned(), 0usize)];
     let mut visited = 0usize;
@@ -398,17 +405,16 @@ fn walk_listed<'a>(
         }
         // The walk enters no link: each directory is its own real path.
         let has_candidate = |(name, _): &(Cow<'_, str>, bool)| {
-            keep.binary_search_by(|k| k.as_str().cmp(name)).is_ok()
+            name.as_bytes()
+                .first()
+                .is_some_and(|&b| firsts[usize::from(b)])
+                && keep.binary_search_by(|k| k.as_str().cmp(name)).is_ok()
         };
         if listed.names.iter().any(has_candidate) {
             dir_rule_files(root, &dir, true, sources, &listed.names, &mut out);
         }
         if depth < MAX_WALK_DEPTH {
-            stack.extend(
-                subdirs(&dir, &listed.names)
-                    .into_iter()
-                    .map(|d| (d, depth + 1)),
-            );
+            push_subdirs(&dir, &listed.names, depth + 1, &mut stack);
         }
         if let Some(visits) = visits.as_deref_mut() {
             visits.push(Visit {
@@ -621,11 +627,10 @@ fn list_from(
         };
         let id = ids.then(|| DirId::of(&dir)).flatten();
         let names = listing(&dir);
-        let below = if depth < MAX_WALK_DEPTH {
-            subdirs(&dir, &names)
-        } else {
-            Vec::new()
-        };
+        let mut below = Vec::new();
+        if depth < MAX_WALK_DEPTH {
+            push_subdirs(&dir, &names, depth + 1, &mut below);
+        }
         // The key is the path's own text, cut to what is below the root:
         // freeing the path here, on another thread than the one that made
         // it, would contend for the allocator's lock on every directory.
@@ -641,7 +646,7 @@ fn list_from(
         let Ok(mut queue) = queue.lock() else {
             return;
         };
-        queue.0.extend(below.into_iter().map(|d| (d, depth + 1)));
+        queue.0.append(&mut below);
         queue.1 -= 1;
     }
 }
@@ -750,18 +755,28 @@ fn rule_folder_files(
     out
 }
 
-/// Decides which subdirectories the walk enters: not hidden, not
-/// `node_modules` nor `target`, in reverse order so they pop sorted.
-fn subdirs(dir: &Utf8Path, listing: &[(Cow<'_, str>, bool)]) -> Vec<Utf8PathBuf> {
-    let mut names: Vec<&str> = listing
-        .iter()
-        .filter(|(name, is_dir)| enters(name, *is_dir))
-        .map(|(name, _)| name.as_ref())
-        .collect();
-    // Popped in sorted order. One component each: byte order is the
-    // order of the paths, without comparing them component by component.
-    names.sort_unstable_by(|a, b| b.cmp(a));
-    names.into_iter().map(|name| dir.join(name)).collect()
+/// Pushes onto `stack`, each at `depth`, the subdirectories of `dir` the
+/// walk enters (not hidden, not `node_modules` nor `target`), in reverse
+/// order so they pop sorted.
+fn push_subdirs(
+    dir: &Utf8Path,
+    listing: &[(Cow<'_, str>, bool)],
+    depth: usize,
+    stack: &mut Vec<(Utf8PathBuf, usize)>,
+) {
+    let start = stack.len();
+    stack.extend(
+        listing
+            .iter()
+            .filter(|(name, is_dir)| enters(name, *is_dir))
+            .map(|(name, _)| (super::join(dir, name), depth)),
+    );
+    // Popped in sorted order. All in `dir`, one component more each: byte
+    // order is the order of the paths, without comparing them component
+    // by component.
+    if let Some(pushed) = stack.get_mut(start..) {
+        pushed.sort_unstable_by(|(a, _), (b, _)| b.as_str().cmp(a.as_str()));
+    }
 }
 
 /// Whether the walk enters an entry: a directory, not hidden, not
