@@ -226,13 +226,16 @@ fn rule_files_cached_at(
         // it by a helper thread.
         let checks = cache::Checks::new(root, &kept);
         checks.run(|checks| {
-            let ahead = Ahead::in_order(kept, checks);
+            let ahead = Ahead::in_order(&kept, checks);
             walk_listed(root, sources, &keep, ahead, Some(&mut visits))
         })
     };
-    let reused = visits.iter().filter(|v| v.reused).count();
+    let reused = visits
+        .iter()
+        .filter(|v| matches!(v, Visit::Kept(_)))
+        .count();
     if (reused < visits.len() || reused < stored)
-        && let Err(err) = cache::store(cache.file(), root, &keep, &visits, now)
+        && let Err(err) = cache::store(cache.file(), root, &keep, (&visits, &kept), now)
     {
         problem = Some(err);
     }
@@ -273,13 +276,13 @@ fn kept_names(sources: &[Arc<dyn RuleSource>]) -> Vec<String> {
 #[derive(Default)]
 struct Ahead<'a, 'c> {
     /// The cache's listings, in the order the walk is expected to ask.
-    queue: std::vec::IntoIter<cache::StoredDir<'a>>,
+    kept: &'a [cache::StoredDir<'a>],
+    /// How many of `kept` were taken in turn.
+    taken: usize,
     /// The checks of the cache's listings, and this thread's checker.
     checks: Option<(&'c cache::Checks<'a>, cache::Checker)>,
-    /// How many of `queue` were taken (the next one's place in `checks`).
-    taken: usize,
-    /// Listings by path, each with its place in `checks` when it has to
-    /// pass its check first.
+    /// Listings by path, each with its place in `kept` when it has to pass
+    /// its check first.
     map: Map<Cow<'a, str>, (Listed<'a>, Option<usize>)>,
 }
 
@@ -298,37 +301,37 @@ impl<'a, 'c> Ahead<'a, 'c> {
     /// A cache's listings in the order the walk is expected to ask for
     /// them, each used once `checks` (made for them) says its directory is
     /// as it was.
-    fn in_order(queue: Vec<cache::StoredDir<'a>>, checks: &'c cache::Checks<'a>) -> Self {
+    fn in_order(kept: &'a [cache::StoredDir<'a>], checks: &'c cache::Checks<'a>) -> Self {
         Ahead {
-            queue: queue.into_iter(),
-            checks: Some((checks, cache::Checker::new(checks.root()))),
+            kept,
             taken: 0,
+            checks: Some((checks, cache::Checker::new(checks.root()))),
             map: Map::default(),
         }
     }
 
     /// How many directories this has something to say about.
     fn len(&self) -> usize {
-        self.queue.len() + self.map.len()
+        self.kept.len() - self.taken + self.map.len()
     }
 
     /// The listing made ahead for the directory `key`, if any (and, kept
     /// by a cache, if its directory is as it was).
     fn take(&mut self, key: &str) -> Option<Listed<'a>> {
-        if let Some(next) = self.queue.as_slice().first() {
-            let place = self.taken;
+        let place = self.taken;
+        if let Some(next) = self.kept.get(place) {
             if next.dir() == key {
                 #[cfg(test)]
                 tests::TAKEN_IN_TURN.with(|count| count.set(count.get() + 1));
                 self.taken += 1;
-                let kept = self.queue.next()?;
-                return self.holds(place).then(|| kept.listed().1);
+                return self.holds(place).then(|| next.listed(place));
             }
             // Out of order: the rest is looked up by path from now on.
-            for (i, kept) in self.queue.by_ref().enumerate() {
-                let (dir, listed) = kept.listed();
-                self.map.insert(dir, (listed, Some(place + i)));
+            for (i, kept) in self.kept.iter().enumerate().skip(place) {
+                self.map
+                    .insert(Cow::Borrowed(kept.dir()), (kept.listed(i), Some(i)));
             }
+            self.taken = self.kept.len();
         }
         let (listed, place) = self.map.remove(key)?;
         match place {
@@ -345,13 +348,36 @@ impl<'a, 'c> Ahead<'a, 'c> {
     }
 }
 
-/// A directory listed before the walk reached it.
+/// A directory listed before the walk reached it: kept by a cache
+/// (borrowed from it) or made on another thread.
 struct Listed<'a> {
-    names: Listing<'a>,
+    names: Names<'a>,
     /// Its identity just before the listing (when a cache is written).
     id: Option<DirId>,
-    /// The listing came from the cache.
-    reused: bool,
+    /// Its place in the cache that kept it.
+    kept: Option<usize>,
+}
+
+/// A listing's names: a cache's, borrowed, or made now.
+enum Names<'a> {
+    Kept(&'a [(Cow<'a, str>, bool)]),
+    Made(Listing<'a>),
+}
+
+impl<'a> Names<'a> {
+    fn as_slice(&self) -> &[(Cow<'a, str>, bool)] {
+        match self {
+            Names::Kept(names) => names,
+            Names::Made(names) => names,
+        }
+    }
+
+    fn into_owned(self) -> Listing<'a> {
+        match self {
+            Names::Kept(names) => names.to_vec(),
+            Names::Made(names) => names,
+        }
+    }
 }
 
 /// [`rule_files`] with the listings of `ahead` (made on other threads, or
@@ -393,9 +419,9 @@ fn walk_listed<'a>(
         let listed = held.unwrap_or_else(|| {
             let id = visits.is_some().then(|| DirId::of(&dir)).flatten();
             Listed {
-                names: listing(&dir),
+                names: Names::Made(listing(&dir)),
                 id,
-                reused: false,
+                kept: None,
             }
         });
         // Recording, a directory is known by its `lstat`: one that is not a
@@ -410,18 +436,21 @@ fn walk_listed<'a>(
                 .is_some_and(|&b| firsts[usize::from(b)])
                 && keep.binary_search_by(|k| k.as_str().cmp(name)).is_ok()
         };
-        if listed.names.iter().any(has_candidate) {
-            dir_rule_files(root, &dir, true, sources, &listed.names, &mut out);
+        let names = listed.names.as_slice();
+        if names.iter().any(has_candidate) {
+            dir_rule_files(root, &dir, true, sources, names, &mut out);
         }
         if depth < MAX_WALK_DEPTH {
-            push_subdirs(&dir, &listed.names, depth + 1, &mut stack);
+            push_subdirs(&dir, names, depth + 1, &mut stack);
         }
         if let Some(visits) = visits.as_deref_mut() {
-            visits.push(Visit {
-                id: listed.id,
-                dir,
-                listing: listed.names,
-                reused: listed.reused,
+            visits.push(match listed.kept {
+                Some(place) => Visit::Kept(place),
+                None => Visit::Listed {
+                    id: listed.id,
+                    dir,
+                    listing: listed.names.into_owned(),
+                },
             });
         }
     }
@@ -639,8 +668,8 @@ fn list_from(
             let mut key = dir.into_string();
             key.replace_range(..key.len().saturating_sub(len), "");
             if let Ok(mut listed) = listed.lock() {
-                let reused = false;
-                listed.insert(Cow::Owned(key), Listed { names, id, reused });
+                let (names, kept) = (Names::Made(names), None);
+                listed.insert(Cow::Owned(key), Listed { names, id, kept });
             }
         }
         let Ok(mut queue) = queue.lock() else {
@@ -1419,9 +1448,9 @@ mod tests {
         // an empty one for `p0` keeps it out of `p0`'s folders.
         let mut ahead = Map::default();
         let listed = super::Listed {
-            names: Vec::new(),
+            names: super::Names::Made(Vec::new()),
             id: None,
-            reused: false,
+            kept: None,
         };
         ahead.insert(std::borrow::Cow::Borrowed("p0"), listed);
         let blind = super::walk_listed(&root, &sources, &keep, super::Ahead::from_map(ahead), None);

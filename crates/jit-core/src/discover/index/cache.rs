@@ -148,15 +148,20 @@ mod linux {
     }
 }
 
-/// One directory the walk visited: where, its identity when it was listed
-/// (taken before the listing), and what it holds.
+/// One directory the walk visited.
 #[derive(Debug)]
-pub(super) struct Visit<'a> {
-    pub(super) dir: Utf8PathBuf,
-    pub(super) id: Option<DirId>,
-    pub(super) listing: Listing<'a>,
-    /// Its listing came from the cache.
-    pub(super) reused: bool,
+pub(super) enum Visit<'a> {
+    /// One whose kept listing held: the cache's `i`th directory (nothing
+    /// more is kept of it: a walk of an unchanged tree allocates nothing
+    /// per directory to remember it).
+    Kept(usize),
+    /// One listed now: where, its identity (taken before the listing), and
+    /// what it holds.
+    Listed {
+        dir: Utf8PathBuf,
+        id: Option<DirId>,
+        listing: Listing<'a>,
+    },
 }
 
 /// A walk as kept: the root it was made from, the names it kept besides
@@ -180,15 +185,14 @@ impl<'a> StoredDir<'a> {
         &self.0
     }
 
-    /// The directory and its listing, proven by the stored identity.
-    pub(super) fn listed(self) -> (Cow<'a, str>, Listed<'a>) {
-        let StoredDir(dir, id, names) = self;
-        let listed = Listed {
-            names,
-            id: Some(id),
-            reused: true,
-        };
-        (dir, listed)
+    /// Its listing, borrowed, as the walk takes it: `place` is where it
+    /// stands in the cache.
+    pub(super) fn listed(&self, place: usize) -> Listed<'_> {
+        Listed {
+            names: super::Names::Kept(&self.2),
+            id: Some(self.1),
+            kept: Some(place),
+        }
     }
 }
 
@@ -264,7 +268,8 @@ fn absolute(path: &mut String, root: &Utf8Path, dir: &str) {
     }
 }
 
-/// Writes the walk's `visits` to `file` (replacing it atomically), each
+/// Writes the walk's `visits` (those that kept a listing of `kept`, the
+/// cache read, by its place there) to `file` (replacing it atomically), each
 /// listing cut to the subdirectories the walk enters and the
 /// names in `keep`; directories changed too recently before `now` (when
 /// they were listed) are left out, so the next walk lists them again.
@@ -272,23 +277,28 @@ pub(super) fn store(
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-    visits: &[Visit<'_>],
+    (visits, kept): (&[Visit<'_>], &[StoredDir<'_>]),
     now: SystemTime,
 ) -> Result<(), String> {
     let dirs = visits
         .iter()
-        .filter_map(|visit| {
-            let id = visit.id.filter(|id| visit.reused || id.settled(now))?;
-            let dir = jit_base::relative_to(&visit.dir, root)?;
-            let names = visit
-                .listing
-                .iter()
-                .filter(|(name, is_dir)| {
-                    super::enters(name, *is_dir) || keep.iter().any(|k| k == name)
-                })
-                .cloned()
-                .collect();
-            Some(StoredDir(Cow::Borrowed(dir.as_str()), id, names))
+        .filter_map(|visit| match visit {
+            Visit::Kept(i) => {
+                let StoredDir(dir, id, names) = kept.get(*i)?;
+                Some(StoredDir(Cow::Borrowed(dir), *id, names.clone()))
+            }
+            Visit::Listed { dir, id, listing } => {
+                let id = id.filter(|id| id.settled(now))?;
+                let dir = jit_base::relative_to(dir, root)?;
+                let names = listing
+                    .iter()
+                    .filter(|(name, is_dir)| {
+                        super::enters(name, *is_dir) || keep.iter().any(|k| k == name)
+                    })
+                    .cloned()
+                    .collect();
+                Some(StoredDir(Cow::Borrowed(dir.as_str()), id, names))
+            }
         })
         .collect();
     let stored = Stored {

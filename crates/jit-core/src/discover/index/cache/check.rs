@@ -7,7 +7,6 @@
 //! own work puts them, and the check takes no time of its own before the
 //! walk starts. Each directory is checked once, by whichever claims it.
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use camino::Utf8Path;
@@ -24,9 +23,9 @@ const CHANGED: u8 = 3;
 /// its helper threads.
 pub(in crate::discover::index) struct Checks<'a> {
     root: &'a Utf8Path,
-    /// Each stored directory, root-relative, with the identity it was
-    /// listed at.
-    dirs: Vec<(Cow<'a, str>, DirId)>,
+    /// The stored directories, root-relative, each with the identity it
+    /// was listed at.
+    dirs: &'a [StoredDir<'a>],
     states: Vec<AtomicU8>,
     /// The walk is over: the helpers stop.
     done: AtomicBool,
@@ -38,10 +37,10 @@ pub(in crate::discover::index) struct Checks<'a> {
 impl<'a> Checks<'a> {
     /// The checks of `stored`, the directories of a cache of `root`, none
     /// made yet.
-    pub(in crate::discover::index) fn new(root: &'a Utf8Path, stored: &[StoredDir<'a>]) -> Self {
+    pub(in crate::discover::index) fn new(root: &'a Utf8Path, stored: &'a [StoredDir<'a>]) -> Self {
         Checks {
             root,
-            dirs: stored.iter().map(|s| (s.0.clone(), s.1)).collect(),
+            dirs: stored,
             states: stored.iter().map(|_| AtomicU8::new(UNCHECKED)).collect(),
             done: AtomicBool::new(false),
             #[cfg(test)]
@@ -140,7 +139,7 @@ impl<'a> Checks<'a> {
         let holds = self
             .dirs
             .get(i)
-            .is_some_and(|(dir, id)| checker.id(dir) == Some(*id));
+            .is_some_and(|StoredDir(dir, id, _)| checker.id(dir) == Some(*id));
         claim.answer = if holds { HOLDS } else { CHANGED };
         holds
     }
