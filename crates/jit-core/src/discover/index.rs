@@ -13,7 +13,7 @@ use super::startup::StartupReport;
 use super::{DiscoveryState, Engine};
 use crate::Map;
 use crate::rule::source::{Precedence, RuleDir, RuleSource, all_sources};
-use crate::rule::{RuleScope, SkipReason, read_rule};
+use crate::rule::{RuleScope, SkipReason, read_opened};
 use cache::{DirId, Listing, Visit};
 
 mod cache;
@@ -1057,8 +1057,9 @@ fn entry(
     real: &Utf8Path,
     file: String,
 ) -> Option<IndexEntry> {
-    let meta = fs::metadata(real).ok()?;
-    let parsed = read_rule(real, &meta, source, engine.max_rule_bytes()).ok()?;
+    // Opened first: its metadata is the open file's, one `stat` fewer.
+    let (opened, meta) = crate::open::open_regular(real.as_std_path()).ok()?;
+    let parsed = read_opened(real, opened, &meta, source, engine.max_rule_bytes()).ok()?;
     let scope = match &parsed.scope {
         RuleScope::Paths(compiled) => compiled.patterns().to_vec(),
         RuleScope::Always | RuleScope::Manual(_) => Vec::new(),
