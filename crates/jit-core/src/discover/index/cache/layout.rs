@@ -25,6 +25,14 @@ const MAGIC: &[u8; 8] = b"jit-walk";
 /// The layout this build reads and writes; another is not read.
 pub(super) const VERSION: u32 = 3;
 
+/// The fewest bytes a text takes: its length.
+const MIN_TEXT: usize = 4;
+/// The fewest bytes a directory takes: its path's length, its identity and
+/// its listing's length.
+const MIN_DIR: usize = MIN_TEXT + 48 + 4;
+/// The fewest bytes a listing's entry takes: its kind and its name's length.
+const MIN_NAME: usize = 1 + MIN_TEXT;
+
 /// What a cache file holds.
 #[derive(Debug, PartialEq)]
 pub(super) enum Read<'a> {
@@ -98,14 +106,12 @@ pub(super) fn read(bytes: &[u8]) -> Result<Read<'_>, String> {
         return Ok(Read::Other);
     }
     let root = reader.text("the root")?;
-    let kept = reader.count("the kept names", 4)?;
+    let kept = reader.count("the kept names", MIN_TEXT)?;
     let mut keep = Vec::with_capacity(kept.1);
     for _ in 0..kept.0 {
         keep.push(Cow::Borrowed(reader.text("a kept name")?));
     }
-    // A directory takes at least its path's length, its identity and its
-    // listing's length.
-    let (dirs, capacity) = reader.count("the directories", 4 + 48 + 4)?;
+    let (dirs, capacity) = reader.count("the directories", MIN_DIR)?;
     let mut stored = Vec::with_capacity(capacity);
     for _ in 0..dirs {
         stored.push(reader.dir()?);
@@ -178,7 +184,7 @@ impl<'a> Reader<'a> {
             i64::from_le_bytes(self.array(ID)?),
             i64::from_le_bytes(self.array(ID)?),
         );
-        let (n, capacity) = self.count("a directory's listing", 1 + 4)?;
+        let (n, capacity) = self.count("a directory's listing", MIN_NAME)?;
         let mut names = Vec::with_capacity(capacity);
         for _ in 0..n {
             let is_dir = match self.take(1, "a listing")? {
@@ -275,6 +281,26 @@ mod tests {
         let mut padded = whole.clone();
         padded.push(0);
         assert_eq!(error(&padded), "1 bytes follow the last directory");
+    }
+
+    /// The least each item takes, which bounds what a count can reserve, is
+    /// what the smallest one written takes.
+    #[test]
+    fn the_smallest_items_take_the_bytes_counted_for_them() {
+        let empty = || Stored {
+            root: "".into(),
+            keep: vec![],
+            dirs: vec![],
+        };
+        let base = bytes(&empty()).len();
+        let more = |stored: Stored<'_>| bytes(&stored).len() - base;
+        let keep = vec!["".into()];
+        assert_eq!(more(Stored { keep, ..empty() }), MIN_TEXT);
+        let dir = |names| StoredDir("".into(), DirId(0, 0, 0, 0, 0, 0), names);
+        let dirs = vec![dir(vec![])];
+        assert_eq!(more(Stored { dirs, ..empty() }), MIN_DIR);
+        let dirs = vec![dir(vec![("".into(), false)])];
+        assert_eq!(more(Stored { dirs, ..empty() }), MIN_DIR + MIN_NAME);
     }
 
     /// Counts and lengths are trusted only as far as the bytes go: a
