@@ -319,6 +319,19 @@ mod tests {
         );
         let mut reader = Reader { bytes: &forged, at };
         assert_eq!(reader.count("x", 56).unwrap(), (u32::MAX as usize, 0));
+        // 100 bytes left back one item of 56, two of 50.
+        let mut room = u32::MAX.to_le_bytes().to_vec();
+        room.extend([0; 100]);
+        let count = |min| {
+            Reader {
+                bytes: &room,
+                at: 0,
+            }
+            .count("x", min)
+            .unwrap()
+        };
+        assert_eq!(count(56), (u32::MAX as usize, 1));
+        assert_eq!(count(50), (u32::MAX as usize, 2));
         let mut long = bytes(&sample());
         long[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
         assert_eq!(error(&long), "it ends inside the root (byte 16)");
