@@ -260,25 +260,30 @@ mod tests {
     }
 
     /// The helpers check what the walk does not reach before it is done,
-    /// and stop once it is.
+    /// all of it between them however many they are, and stop once it is.
     #[test]
     fn helpers_check_ahead_of_the_walk_and_stop_with_it() {
         let (_dir, root, stored) = tree(50);
-        let checks = Checks::new(&root, &stored);
-        checks.run_with(1, |checks| {
-            // The walk waits for its helper to finish the whole share.
-            while checks.states[0].load(Ordering::Acquire) < HOLDS {
-                std::thread::yield_now();
-            }
-        });
-        assert_eq!(checks.made.load(Ordering::Relaxed), 50);
-        let all = |state: u8| {
-            checks
-                .states
-                .iter()
-                .all(|s| s.load(Ordering::Relaxed) == state)
-        };
-        assert!(all(HOLDS));
+        for helpers in [1, 3] {
+            let checks = Checks::new(&root, &stored);
+            let answered = |checks: &Checks<'_>| {
+                checks
+                    .states
+                    .iter()
+                    .all(|s| s.load(Ordering::Acquire) >= HOLDS)
+            };
+            checks.run_with(helpers, |checks| {
+                // The walk waits for its helpers to check everything.
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                while !answered(checks) && std::time::Instant::now() < deadline {
+                    std::thread::yield_now();
+                }
+            });
+            assert!(answered(&checks), "{helpers} helpers left some unchecked");
+            assert_eq!(checks.made.load(Ordering::Relaxed), 50);
+            let held = |state: &AtomicU8| state.load(Ordering::Relaxed) == HOLDS;
+            assert!(checks.states.iter().all(held));
+        }
 
         let checks = Checks::new(&root, &stored);
         checks.done.store(true, Ordering::Relaxed);
