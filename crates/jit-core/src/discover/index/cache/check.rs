@@ -295,6 +295,28 @@ mod tests {
         );
     }
 
+    /// The walk that asks for a directory a helper is checking waits for
+    /// that answer (it neither checks again nor takes it as changed).
+    #[test]
+    fn the_walk_waits_for_a_check_being_made() {
+        let (_dir, root, stored) = tree(1);
+        let checks = Checks::new(&root, &stored);
+        let mut claim = checks.claim(0).unwrap();
+        std::thread::scope(|scope| {
+            let walk = scope.spawn(|| checks.holds(0, &mut Checker::new(&root)));
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!walk.is_finished(), "the walk waits");
+            claim.answer = HOLDS;
+            drop(claim);
+            assert!(walk.join().unwrap(), "the helper's answer");
+        });
+        assert_eq!(
+            checks.made.load(Ordering::Relaxed),
+            0,
+            "checked by no one here"
+        );
+    }
+
     /// A check dropped before its answer (a thread failing in the middle)
     /// answers "changed": no one waits for it.
     #[test]
