@@ -102,8 +102,9 @@ impl DirId {
 /// The identity of a directory read with `statx` for the four fields it
 /// holds only, relative to a directory already open: a stored
 /// directory's `statx` from the opened root walks the path below the root
-/// only (on the 100k tree, 5–15 % less time than `lstat` of every absolute
-/// path: `floor_cached` against `floor_cached_lstat` in `benches/walk.rs`).
+/// only (on the 100k tree, about a tenth less time than `lstat` of every
+/// absolute path in most runs of `benches/walk.rs`: `floor_cached` against
+/// `floor_cached_lstat`).
 #[cfg(target_os = "linux")]
 mod linux {
     use rustix::fd::{AsFd, OwnedFd};
