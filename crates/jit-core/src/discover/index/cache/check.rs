@@ -65,11 +65,15 @@ impl<'a> Checks<'a> {
     fn run_with<'c, T>(&'c self, helpers: usize, walk: impl FnOnce(&'c Self) -> T) -> T {
         let share = self.dirs.len().div_ceil(helpers.max(1)).max(1);
         std::thread::scope(|scope| {
+            // A helper that cannot be started (a process at its thread
+            // limit) leaves its share to the walk.
             let handles: Vec<_> = (0..helpers)
-                .map(|i| {
+                .filter_map(|i| {
                     let start = (i * share).min(self.dirs.len());
                     let end = (start + share).min(self.dirs.len());
-                    scope.spawn(move || self.help(start, end))
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || self.help(start, end))
+                        .ok()
                 })
                 .collect();
             let out = walk(self);
