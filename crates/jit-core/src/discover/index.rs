@@ -614,7 +614,10 @@ fn list_ahead(root: &Utf8Path, ids: bool) -> Map<Cow<'static, str>, Listed<'stat
     let listed = Mutex::new(Map::default());
     std::thread::scope(|scope| {
         for _ in 0..threads {
-            scope.spawn(|| list_from(root, &queue, &listed, ids));
+            // A lister that cannot be started (a process at its thread
+            // limit) is not missed: what no lister lists, the walk lists.
+            let lister = || list_from(root, &queue, &listed, ids);
+            let _ = std::thread::Builder::new().spawn_scoped(scope, lister);
         }
     });
     listed.into_inner().unwrap_or_default()
