@@ -215,6 +215,11 @@ mod tests {
 
     use super::*;
 
+    /// How many checks were made.
+    fn made(checks: &Checks<'_>) -> usize {
+        checks.made.load(Ordering::Relaxed)
+    }
+
     /// A root with `n` directories and the stored form of each, their
     /// identities as they are now.
     fn tree(n: usize) -> (tempfile::TempDir, Utf8PathBuf, Vec<StoredDir<'static>>) {
@@ -250,16 +255,12 @@ mod tests {
             });
             let changed: Vec<usize> = (0..answers.len()).filter(|&i| !answers[i]).collect();
             assert_eq!(changed, [7, 250], "{helpers} helpers");
-            assert_eq!(
-                checks.made.load(Ordering::Relaxed),
-                300,
-                "{helpers} helpers"
-            );
+            assert_eq!(made(&checks), 300, "{helpers} helpers");
             // Asked again, the answer is the one made.
             let mut checker = Checker::new(&root);
             assert!(checks.holds(0, &mut checker) && !checks.holds(7, &mut checker));
             assert!(!checks.holds(300, &mut checker), "past the end");
-            assert_eq!(checks.made.load(Ordering::Relaxed), 300);
+            assert_eq!(made(&checks), 300);
         }
     }
 
@@ -284,7 +285,7 @@ mod tests {
                 }
             });
             assert!(answered(&checks), "{helpers} helpers left some unchecked");
-            assert_eq!(checks.made.load(Ordering::Relaxed), 50);
+            assert_eq!(made(&checks), 50);
             let held = |state: &AtomicU8| state.load(Ordering::Relaxed) == HOLDS;
             assert!(checks.states.iter().all(held));
         }
@@ -292,11 +293,7 @@ mod tests {
         let checks = Checks::new(&root, &stored);
         checks.done.store(true, Ordering::Relaxed);
         checks.run_with(2, |_| ());
-        assert_eq!(
-            checks.made.load(Ordering::Relaxed),
-            0,
-            "done: nothing checked"
-        );
+        assert_eq!(made(&checks), 0, "done: nothing checked");
     }
 
     /// The walk that asks for a directory a helper is checking waits for
@@ -314,11 +311,7 @@ mod tests {
             drop(claim);
             assert!(walk.join().unwrap(), "the helper's answer");
         });
-        assert_eq!(
-            checks.made.load(Ordering::Relaxed),
-            0,
-            "checked by no one here"
-        );
+        assert_eq!(made(&checks), 0, "checked by no one here");
     }
 
     /// A check dropped before its answer (a thread failing in the middle)
@@ -334,6 +327,6 @@ mod tests {
         let mut checker = Checker::new(&root);
         assert!(!checks.holds(1, &mut checker));
         assert!(checks.holds(0, &mut checker));
-        assert_eq!(checks.made.load(Ordering::Relaxed), 1);
+        assert_eq!(made(&checks), 1);
     }
 }
