@@ -28,9 +28,17 @@ pub(crate) fn jit_bin() -> &'static Path {
 fn jit_timed() -> &'static Timed {
     static BIN: OnceLock<Timed> = OnceLock::new();
     BIN.get_or_init(|| {
-        let source = std::env::var_os("JIT_BENCH_BIN")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_jit")));
+        let given = std::env::var_os("JIT_BENCH_BIN").map(PathBuf::from);
+        if given.is_none() {
+            // `link-order.txt` names the workspace's and its dependencies'
+            // functions with the release profile's symbol hashes, which a
+            // `bench` build does not share (docs/PERFORMANCE.md).
+            eprintln!(
+                "note: this is the `bench` profile's build, linked without most of the link \
+                 order; JIT_BENCH_BIN=target/release/jit times the release build"
+            );
+        }
+        let source = given.unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_jit")));
         timed("timing", source, "jit")
     })
 }
