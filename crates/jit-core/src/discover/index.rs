@@ -281,19 +281,15 @@ struct Ahead<'a, 'c> {
     taken: usize,
     /// The checks of the cache's listings, and this thread's checker.
     checks: Option<(&'c cache::Checks<'a>, cache::Checker)>,
-    /// Listings by path, each with its place in `kept` when it has to pass
-    /// its check first.
-    map: Map<Cow<'a, str>, (Listed<'a>, Option<usize>)>,
+    /// Listings by path; a cache's pass their check first.
+    map: Map<Cow<'a, str>, Listed<'a>>,
 }
 
 impl<'a, 'c> Ahead<'a, 'c> {
     /// Listings in no particular order (made on other threads).
     fn from_map(map: Map<Cow<'a, str>, Listed<'a>>) -> Self {
         Ahead {
-            map: map
-                .into_iter()
-                .map(|(dir, listed)| (dir, (listed, None)))
-                .collect(),
+            map,
             ..Ahead::default()
         }
     }
@@ -324,27 +320,27 @@ impl<'a, 'c> Ahead<'a, 'c> {
                 #[cfg(test)]
                 tests::TAKEN_IN_TURN.with(|count| count.set(count.get() + 1));
                 self.taken += 1;
-                return self.holds(place).then(|| next.listed(place));
+                return self.holds(next.listed(place));
             }
             // Out of order: the rest is looked up by path from now on.
             for (i, kept) in self.kept.iter().enumerate().skip(place) {
-                self.map
-                    .insert(Cow::Borrowed(kept.dir()), (kept.listed(i), Some(i)));
+                self.map.insert(Cow::Borrowed(kept.dir()), kept.listed(i));
             }
             self.taken = self.kept.len();
         }
-        let (listed, place) = self.map.remove(key)?;
-        match place {
-            Some(place) => self.holds(place).then_some(listed),
-            None => Some(listed),
-        }
+        let listed = self.map.remove(key)?;
+        self.holds(listed)
     }
 
-    /// Whether the kept listing at `place` holds.
-    fn holds(&mut self, place: usize) -> bool {
+    /// `listed`, unless a cache kept it and its directory is not as it was.
+    fn holds(&mut self, listed: Listed<'a>) -> Option<Listed<'a>> {
+        let Names::Kept { place, .. } = listed.names else {
+            return Some(listed);
+        };
         self.checks
             .as_mut()
             .is_some_and(|(checks, checker)| checks.holds(place, checker))
+            .then_some(listed)
     }
 }
 
@@ -354,27 +350,22 @@ struct Listed<'a> {
     names: Names<'a>,
     /// Its identity just before the listing (when a cache is written).
     id: Option<DirId>,
-    /// Its place in the cache that kept it.
-    kept: Option<usize>,
 }
 
-/// A listing's names: a cache's, borrowed, or made now.
+/// A listing's names: a cache's, borrowed, with its place there, or made
+/// now.
 enum Names<'a> {
-    Kept(&'a [(Cow<'a, str>, bool)]),
+    Kept {
+        names: &'a [(Cow<'a, str>, bool)],
+        place: usize,
+    },
     Made(Listing<'a>),
 }
 
 impl<'a> Names<'a> {
     fn as_slice(&self) -> &[(Cow<'a, str>, bool)] {
         match self {
-            Names::Kept(names) => names,
-            Names::Made(names) => names,
-        }
-    }
-
-    fn into_owned(self) -> Listing<'a> {
-        match self {
-            Names::Kept(names) => names.to_vec(),
+            Names::Kept { names, .. } => names,
             Names::Made(names) => names,
         }
     }
@@ -421,7 +412,6 @@ fn walk_listed<'a>(
             Listed {
                 names: Names::Made(listing(&dir)),
                 id,
-                kept: None,
             }
         });
         // Recording, a directory is known by its `lstat`: one that is not a
@@ -444,12 +434,12 @@ fn walk_listed<'a>(
             push_subdirs(&dir, names, depth + 1, &mut stack);
         }
         if let Some(visits) = visits.as_deref_mut() {
-            visits.push(match listed.kept {
-                Some(place) => Visit::Kept(place),
-                None => Visit::Listed {
+            visits.push(match listed.names {
+                Names::Kept { place, .. } => Visit::Kept(place),
+                Names::Made(listing) => Visit::Listed {
                     id: listed.id,
                     dir,
-                    listing: listed.names.into_owned(),
+                    listing,
                 },
             });
         }
@@ -671,8 +661,8 @@ fn list_from(
             let mut key = dir.into_string();
             key.replace_range(..key.len().saturating_sub(len), "");
             if let Ok(mut listed) = listed.lock() {
-                let (names, kept) = (Names::Made(names), None);
-                listed.insert(Cow::Owned(key), Listed { names, id, kept });
+                let names = Names::Made(names);
+                listed.insert(Cow::Owned(key), Listed { names, id });
             }
         }
         let Ok(mut queue) = queue.lock() else {
@@ -1454,7 +1444,6 @@ mod tests {
         let listed = super::Listed {
             names: super::Names::Made(Vec::new()),
             id: None,
-            kept: None,
         };
         ahead.insert(std::borrow::Cow::Borrowed("p0"), listed);
         let blind = super::walk_listed(&root, &sources, &keep, super::Ahead::from_map(ahead), None);

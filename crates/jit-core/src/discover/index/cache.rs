@@ -190,9 +190,11 @@ impl<'a> StoredDir<'a> {
     /// stands in the cache.
     pub(super) fn listed(&self, place: usize) -> Listed<'_> {
         Listed {
-            names: super::Names::Kept(&self.2),
+            names: super::Names::Kept {
+                names: &self.2,
+                place,
+            },
             id: Some(self.1),
-            kept: Some(place),
         }
     }
 }
