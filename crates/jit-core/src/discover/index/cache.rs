@@ -259,18 +259,6 @@ pub(super) fn load<'a>(
     (stored.dirs, None)
 }
 
-/// `root/dir` (`root` for an empty `dir`) into `path`.
-fn absolute(path: &mut String, root: &Utf8Path, dir: &str) {
-    path.clear();
-    path.push_str(root.as_str());
-    if !dir.is_empty() {
-        if !path.ends_with('/') {
-            path.push('/');
-        }
-        path.push_str(dir);
-    }
-}
-
 /// Writes the walk's `visits` (those that kept a listing of `kept`, the
 /// cache read, by its place there) to `file` (replacing it atomically), each
 /// listing cut to the subdirectories the walk enters and the

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use camino::Utf8Path;
 
-use super::{DirId, StoredDir, absolute};
+use super::{DirId, StoredDir};
 
 /// A directory's check: not claimed yet, being made, or its answer.
 const UNCHECKED: u8 = 0;
@@ -164,13 +164,12 @@ impl Drop for Claim<'_> {
 }
 
 /// What one thread checks directories with: the root opened once (Linux),
-/// so each `statx` walks the path below the root only, and a buffer for
-/// the absolute path where that cannot be done.
+/// so each `statx` walks the path below the root only; where that cannot be
+/// done, `lstat` of the path joined to the root.
 pub(in crate::discover::index) struct Checker {
     root: camino::Utf8PathBuf,
     #[cfg(target_os = "linux")]
     opened: Option<Option<rustix::fd::OwnedFd>>,
-    path: String,
 }
 
 impl Checker {
@@ -179,7 +178,6 @@ impl Checker {
             root: root.to_owned(),
             #[cfg(target_os = "linux")]
             opened: None,
-            path: String::new(),
         }
     }
 
@@ -199,8 +197,11 @@ impl Checker {
                 return id;
             }
         }
-        absolute(&mut self.path, &self.root, dir);
-        DirId::of_std(Utf8Path::new(&self.path))
+        if dir.is_empty() {
+            DirId::of_std(&self.root)
+        } else {
+            DirId::of_std(&crate::discover::join(&self.root, dir))
+        }
     }
 }
 
