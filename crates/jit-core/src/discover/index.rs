@@ -14,7 +14,7 @@ use super::{DiscoveryState, Engine};
 use crate::Map;
 use crate::rule::source::{Precedence, RuleDir, RuleSource, all_sources};
 use crate::rule::{RuleScope, SkipReason, read_opened};
-use cache::{DirId, Listing, Visit};
+use cache::{DirId, ListedDir, Listing, Visit};
 
 mod cache;
 
@@ -213,10 +213,10 @@ fn rule_files_cached_at(
     let text = cache::read(cache.file());
     let (kept, mut problem) = match &text {
         Ok(Some(text)) => cache::load(text, cache.file(), root, &keep),
-        Ok(None) => (Vec::new(), None),
-        Err(problem) => (Vec::new(), Some(problem.clone())),
+        Ok(None) => (cache::Listings::default(), None),
+        Err(problem) => (cache::Listings::default(), Some(problem.clone())),
     };
-    let stored = kept.len();
+    let stored = kept.dirs().len();
     let mut visits = Vec::new();
     let files = if stored == 0 {
         let ahead = Ahead::from_map(list_ahead(root, true));
@@ -224,7 +224,7 @@ fn rule_files_cached_at(
     } else {
         // Each kept listing is checked as the walk takes it, or ahead of
         // it by a helper thread.
-        let checks = cache::Checks::new(root, &kept);
+        let checks = cache::Checks::new(root, kept.dirs());
         checks.run(|checks| {
             let ahead = Ahead::in_order(&kept, checks);
             walk_listed(root, sources, &keep, ahead, Some(&mut visits))
@@ -276,7 +276,7 @@ fn kept_names(sources: &[Arc<dyn RuleSource>]) -> Vec<String> {
 #[derive(Default)]
 struct Ahead<'a, 'c> {
     /// The cache's listings, in the order the walk is expected to ask.
-    kept: &'a [cache::StoredDir<'a>],
+    kept: Option<&'a cache::Listings<'a>>,
     /// How many of `kept` were taken in turn.
     taken: usize,
     /// The checks of the cache's listings, and this thread's checker.
@@ -297,9 +297,9 @@ impl<'a, 'c> Ahead<'a, 'c> {
     /// A cache's listings in the order the walk is expected to ask for
     /// them, each used once `checks` (made for them) says its directory is
     /// as it was.
-    fn in_order(kept: &'a [cache::StoredDir<'a>], checks: &'c cache::Checks<'a>) -> Self {
+    fn in_order(kept: &'a cache::Listings<'a>, checks: &'c cache::Checks<'a>) -> Self {
         Ahead {
-            kept,
+            kept: Some(kept),
             taken: 0,
             checks: Some((checks, cache::Checker::new(checks.root()))),
             map: Map::default(),
@@ -308,25 +308,34 @@ impl<'a, 'c> Ahead<'a, 'c> {
 
     /// How many directories this has something to say about.
     fn len(&self) -> usize {
-        self.kept.len() - self.taken + self.map.len()
+        self.kept_dirs().len() - self.taken + self.map.len()
+    }
+
+    /// The cache's directories, in its order.
+    fn kept_dirs(&self) -> &'a [cache::StoredDir<'a>] {
+        self.kept.map_or(&[], cache::Listings::dirs)
     }
 
     /// The listing made ahead for the directory `key`, if any (and, kept
     /// by a cache, if its directory is as it was).
     fn take(&mut self, key: &str) -> Option<Listed<'a>> {
         let place = self.taken;
-        if let Some(next) = self.kept.get(place) {
+        if let Some(kept) = self.kept
+            && let Some(next) = kept.dirs().get(place)
+        {
             if next.dir() == key {
                 #[cfg(test)]
                 tests::TAKEN_IN_TURN.with(|count| count.set(count.get() + 1));
                 self.taken += 1;
-                return self.holds(next.listed(place));
+                return kept.listed(place).and_then(|listed| self.holds(listed));
             }
             // Out of order: the rest is looked up by path from now on.
-            for (i, kept) in self.kept.iter().enumerate().skip(place) {
-                self.map.insert(Cow::Borrowed(kept.dir()), kept.listed(i));
+            for (i, stored) in kept.dirs().iter().enumerate().skip(place) {
+                if let Some(listed) = kept.listed(i) {
+                    self.map.insert(Cow::Borrowed(stored.dir()), listed);
+                }
             }
-            self.taken = self.kept.len();
+            self.taken = kept.dirs().len();
         }
         let listed = self.map.remove(key)?;
         self.holds(listed)
@@ -436,11 +445,11 @@ fn walk_listed<'a>(
         if let Some(visits) = visits.as_deref_mut() {
             visits.push(match listed.names {
                 Names::Kept { place, .. } => Visit::Kept(place),
-                Names::Made(listing) => Visit::Listed {
+                Names::Made(listing) => Visit::Listed(Box::new(ListedDir {
                     id: listed.id,
                     dir,
                     listing,
-                },
+                })),
             });
         }
     }

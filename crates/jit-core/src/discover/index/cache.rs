@@ -156,13 +156,18 @@ pub(super) enum Visit<'a> {
     /// more is kept of it: a walk of an unchanged tree allocates nothing
     /// per directory to remember it).
     Kept(usize),
-    /// One listed now: where, its identity (taken before the listing), and
-    /// what it holds.
-    Listed {
-        dir: Utf8PathBuf,
-        id: Option<DirId>,
-        listing: Listing<'a>,
-    },
+    /// One listed now (boxed: a walk of an unchanged tree records only
+    /// `Kept`, each as small as a place).
+    Listed(Box<ListedDir<'a>>),
+}
+
+/// A directory listed now: where, its identity (taken before the
+/// listing), and what it holds.
+#[derive(Debug)]
+pub(super) struct ListedDir<'a> {
+    pub(super) dir: Utf8PathBuf,
+    pub(super) id: Option<DirId>,
+    pub(super) listing: Listing<'a>,
 }
 
 /// A walk as kept: the root it was made from, the names it kept besides
@@ -172,30 +177,101 @@ pub(super) enum Visit<'a> {
 struct Stored<'a> {
     root: Cow<'a, str>,
     keep: Vec<Cow<'a, str>>,
-    dirs: Vec<StoredDir<'a>>,
+    listings: Listings<'a>,
 }
 
-/// One directory: root-relative (`""` for the root), its identity, its
-/// kept names.
+/// The directories of a walk as kept, in its order, each with its
+/// identity and its kept names; the names of all of them are one vector
+/// (reading a cache allocates one vector for the walk, not one per
+/// directory).
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Listings<'a> {
+    dirs: Vec<StoredDir<'a>>,
+    names: Vec<(Cow<'a, str>, bool)>,
+}
+
+/// One directory: root-relative (`""` for the root), its identity, and
+/// where its kept names are in [`Listings`]' names (from, to).
 #[derive(Debug, PartialEq)]
-pub(super) struct StoredDir<'a>(Cow<'a, str>, DirId, Listing<'a>);
+pub(super) struct StoredDir<'a>(Cow<'a, str>, DirId, (usize, usize));
 
 impl<'a> StoredDir<'a> {
     /// The directory, root-relative.
     pub(super) fn dir(&self) -> &str {
         &self.0
     }
+}
 
-    /// Its listing, borrowed, as the walk takes it: `place` is where it
-    /// stands in the cache.
-    pub(super) fn listed(&self, place: usize) -> Listed<'_> {
-        Listed {
+impl<'a> Listings<'a> {
+    /// Room for `dirs` directories and `names` names in all.
+    fn with_capacity(dirs: usize, names: usize) -> Self {
+        Listings {
+            dirs: Vec::with_capacity(dirs),
+            names: Vec::with_capacity(names),
+        }
+    }
+
+    /// Adds directory `dir` (root-relative), listed at `id`, with `names`.
+    fn push(
+        &mut self,
+        dir: Cow<'a, str>,
+        id: DirId,
+        names: impl IntoIterator<Item = (Cow<'a, str>, bool)>,
+    ) {
+        let from = self.names.len();
+        self.names.extend(names);
+        self.dirs.push(StoredDir(dir, id, (from, self.names.len())));
+    }
+
+    /// Starts a directory whose names are pushed one by one after it
+    /// ([`Listings::push_name`]).
+    fn start(&mut self, dir: Cow<'a, str>, id: DirId) {
+        let at = self.names.len();
+        self.dirs.push(StoredDir(dir, id, (at, at)));
+    }
+
+    /// Adds a name to the directory started last.
+    fn push_name(&mut self, name: Cow<'a, str>, is_dir: bool) {
+        self.names.push((name, is_dir));
+        if let Some(StoredDir(_, _, (_, to))) = self.dirs.last_mut() {
+            *to = self.names.len();
+        }
+    }
+
+    /// The directories, in the walk's order.
+    pub(super) fn dirs(&self) -> &[StoredDir<'a>] {
+        &self.dirs
+    }
+
+    /// The kept names of `dir`, one of these directories.
+    fn names(&self, dir: &StoredDir<'_>) -> &[(Cow<'a, str>, bool)] {
+        let (from, to) = dir.2;
+        self.names.get(from..to).unwrap_or_default()
+    }
+
+    /// The listing of the directory at `place`, borrowed, as the walk
+    /// takes it.
+    pub(super) fn listed(&self, place: usize) -> Option<Listed<'_>> {
+        let dir = self.dirs.get(place)?;
+        Some(Listed {
             names: super::Names::Kept {
-                names: &self.2,
+                names: self.names(dir),
                 place,
             },
-            id: Some(self.1),
+            id: Some(dir.1),
+        })
+    }
+}
+
+#[cfg(test)]
+impl<'a> Listings<'a> {
+    /// These directories, each with its identity and kept names.
+    fn of(dirs: impl IntoIterator<Item = (Cow<'a, str>, DirId, Listing<'a>)>) -> Self {
+        let mut listings = Listings::default();
+        for (dir, id, names) in dirs {
+            listings.push(dir, id, names);
         }
+        listings
     }
 }
 
@@ -236,13 +312,13 @@ pub(super) fn load<'a>(
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-) -> (Vec<StoredDir<'a>>, Option<String>) {
+) -> (Listings<'a>, Option<String>) {
     let stored = match layout::read(text) {
         Ok(layout::Read::This(stored)) => stored,
-        Ok(layout::Read::Other) => return (Vec::new(), None),
+        Ok(layout::Read::Other) => return (Listings::default(), None),
         Err(why) => {
             let problem = format!("{file} is not a walk cache ({why}); every directory was listed");
-            return (Vec::new(), Some(problem));
+            return (Listings::default(), Some(problem));
         }
     };
     // (Another layout was left alone.) Another root's listings would fail
@@ -254,9 +330,9 @@ pub(super) fn load<'a>(
             .map(|k| &**k)
             .eq(keep.iter().map(String::as_str))
     {
-        return (Vec::new(), None);
+        return (Listings::default(), None);
     }
-    (stored.dirs, None)
+    (stored.listings, None)
 }
 
 /// Writes the walk's `visits` (those that kept a listing of `kept`, the
@@ -268,34 +344,41 @@ pub(super) fn store(
     file: &Utf8Path,
     root: &Utf8Path,
     keep: &[String],
-    (visits, kept): (&[Visit<'_>], &[StoredDir<'_>]),
+    (visits, kept): (&[Visit<'_>], &Listings<'_>),
     now: SystemTime,
 ) -> Result<(), String> {
-    let dirs = visits
-        .iter()
-        .filter_map(|visit| match visit {
+    let mut listings = Listings::with_capacity(visits.len(), kept.names.len());
+    for visit in visits {
+        match visit {
             Visit::Kept(i) => {
-                let StoredDir(dir, id, names) = kept.get(*i)?;
-                Some(StoredDir(Cow::Borrowed(dir), *id, names.clone()))
+                if let Some(stored @ StoredDir(dir, id, _)) = kept.dirs.get(*i) {
+                    let names = kept.names(stored).iter();
+                    let names = names.map(|(name, is_dir)| (Cow::Borrowed(&**name), *is_dir));
+                    listings.push(Cow::Borrowed(dir), *id, names);
+                }
             }
-            Visit::Listed { dir, id, listing } => {
-                let id = id.filter(|id| id.settled(now))?;
-                let dir = jit_base::relative_to(dir, root)?;
+            Visit::Listed(listed) => {
+                let ListedDir { dir, id, listing } = &**listed;
+                let Some(id) = id.filter(|id| id.settled(now)) else {
+                    continue;
+                };
+                let Some(dir) = jit_base::relative_to(dir, root) else {
+                    continue;
+                };
                 let names = listing
                     .iter()
                     .filter(|(name, is_dir)| {
                         super::enters(name, *is_dir) || keep.iter().any(|k| k == name)
                     })
-                    .cloned()
-                    .collect();
-                Some(StoredDir(Cow::Borrowed(dir.as_str()), id, names))
+                    .map(|(name, is_dir)| (Cow::Borrowed(&**name), *is_dir));
+                listings.push(Cow::Borrowed(dir.as_str()), id, names);
             }
-        })
-        .collect();
+        }
+    }
     let stored = Stored {
         root: Cow::Borrowed(root.as_str()),
         keep: keep.iter().map(|k| Cow::Borrowed(k.as_str())).collect(),
-        dirs,
+        listings,
     };
     write_atomically(file, &stored)
         .map_err(|err| format!("cannot write {file}: {err}; this walk's listings were not kept"))
@@ -476,9 +559,10 @@ mod tests {
         // (The walk without a cache that `walk` makes to compare takes none.)
         assert_eq!(in_turn(|| walk(&root, &cache, later())).1, 13);
         edit(&cache, |stored| {
-            let order: Vec<&str> = stored.dirs.iter().map(super::StoredDir::dir).collect();
+            let dirs = &mut stored.listings.dirs;
+            let order: Vec<&str> = dirs.iter().map(super::StoredDir::dir).collect();
             assert_eq!(order[..3], ["", "p0", "p0/m0"], "the walk's order");
-            stored.dirs.reverse();
+            dirs.reverse();
         });
         let ((again, dirs, reused, problem), taken) = in_turn(|| walk(&root, &cache, later()));
         assert_eq!(taken, 0, "looked up by path from the first");
@@ -501,8 +585,8 @@ mod tests {
         assert_eq!(inode(), first, "nothing changed: not written again");
 
         // A directory the cache holds and the walk does not visit.
-        let ghost = super::StoredDir("ghost".into(), super::DirId(1, 2, 3, 4, 5, 6), vec![]);
-        edit(&cache, |stored| stored.dirs.insert(0, ghost));
+        let ghost = super::StoredDir("ghost".into(), super::DirId(1, 2, 3, 4, 5, 6), (0, 0));
+        edit(&cache, |stored| stored.listings.dirs.insert(0, ghost));
         let (_, dirs, reused, _) = walk(&root, &cache, later());
         assert_eq!((dirs, reused), (13, 13));
         let bytes = fs::read(cache.file()).unwrap();
@@ -538,12 +622,9 @@ mod tests {
     fn a_cache_file_is_read_up_to_its_bound() {
         let (_dir, root, cache) = project();
         walk(&root, &cache, later());
-        let long = super::StoredDir(
-            "x".repeat(1 << 20).into(),
-            super::DirId(1, 2, 3, 4, 5, 6),
-            vec![],
-        );
-        edit(&cache, |stored| stored.dirs.push(long));
+        let long = "x".repeat(1 << 20);
+        let id = super::DirId(1, 2, 3, 4, 5, 6);
+        edit(&cache, |stored| stored.listings.push(long.into(), id, []));
         assert!(fs::metadata(cache.file()).unwrap().len() > 1 << 20);
         let (_, _, reused, problem) = walk(&root, &cache, later());
         assert_eq!((reused, problem), (13, None));
@@ -674,10 +755,16 @@ mod tests {
         walk(&root, &cache, later());
         // The root's listing, as stored, now says `evil` is a directory.
         edit(&cache, |stored| {
-            let listing = &mut stored.dirs[0].2;
-            assert!(listing.contains(&("CLAUDE.md".into(), false)));
-            assert!(!listing.iter().any(|(name, _)| name == "evil"));
-            listing.push(("evil".into(), true));
+            let old = std::mem::take(&mut stored.listings);
+            for (i, dir) in old.dirs().iter().enumerate() {
+                let mut listing = old.names(dir).to_vec();
+                if i == 0 {
+                    assert!(listing.contains(&("CLAUDE.md".into(), false)));
+                    assert!(!listing.iter().any(|(name, _)| name == "evil"));
+                    listing.push(("evil".into(), true));
+                }
+                stored.listings.push(dir.0.clone(), dir.1, listing);
+            }
         });
         let (found, dirs, reused, _) = walk(&root, &cache, later());
         assert!(!found.iter().any(|f| f.starts_with("evil")), "{found:?}");

@@ -231,7 +231,7 @@ mod tests {
                 let rel = format!("d{i}");
                 fs::create_dir(root.join(&rel)).unwrap();
                 let id = DirId::of(&root.join(&rel)).unwrap();
-                StoredDir(rel.into(), id, Vec::new())
+                StoredDir(rel.into(), id, (0, 0))
             })
             .collect();
         (dir, root, stored)

@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use super::{DirId, Stored, StoredDir};
+use super::{DirId, Listings, Stored, StoredDir};
 
 /// The first bytes of a cache file.
 const MAGIC: &[u8; 8] = b"jit-walk";
@@ -52,8 +52,9 @@ pub(super) fn write(out: &mut impl Write, stored: &Stored<'_>) -> io::Result<()>
     for name in &stored.keep {
         text(out, name)?;
     }
-    count(out, stored.dirs.len())?;
-    for StoredDir(dir, id, names) in &stored.dirs {
+    let listings = &stored.listings;
+    count(out, listings.dirs().len())?;
+    for stored_dir @ StoredDir(dir, id, _) in listings.dirs() {
         text(out, dir)?;
         let DirId(dev, ino, mtime, mtime_ns, ctime, ctime_ns) = *id;
         for field in [dev.to_le_bytes(), ino.to_le_bytes()] {
@@ -62,6 +63,7 @@ pub(super) fn write(out: &mut impl Write, stored: &Stored<'_>) -> io::Result<()>
         for field in [mtime, mtime_ns, ctime, ctime_ns] {
             out.write_all(&field.to_le_bytes())?;
         }
+        let names = listings.names(stored_dir);
         count(out, names.len())?;
         for (name, is_dir) in names {
             out.write_all(&[u8::from(*is_dir)])?;
@@ -112,9 +114,12 @@ pub(super) fn read(bytes: &[u8]) -> Result<Read<'_>, String> {
         keep.push(Cow::Borrowed(reader.text("a kept name")?));
     }
     let (dirs, capacity) = reader.count("the directories", MIN_DIR)?;
-    let mut stored = Vec::with_capacity(capacity);
+    // A walk keeps about one name per directory (each is a subdirectory
+    // of another, besides the few candidates): room for as many, which
+    // grows when a cache holds more.
+    let mut listings = Listings::with_capacity(capacity, capacity);
     for _ in 0..dirs {
-        stored.push(reader.dir()?);
+        reader.dir(&mut listings)?;
     }
     if reader.at != bytes.len() {
         return Err(format!(
@@ -125,7 +130,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Read<'_>, String> {
     Ok(Read::This(Stored {
         root: Cow::Borrowed(root),
         keep,
-        dirs: stored,
+        listings,
     }))
 }
 
@@ -172,8 +177,8 @@ impl<'a> Reader<'a> {
             .map_err(|_| format!("{what} at byte {at} is not UTF-8"))
     }
 
-    /// One stored directory.
-    fn dir(&mut self) -> Result<StoredDir<'a>, String> {
+    /// One stored directory, added to `listings`.
+    fn dir(&mut self, listings: &mut Listings<'a>) -> Result<(), String> {
         const ID: &str = "a directory's identity";
         let dir = self.text("a directory's path")?;
         let id = DirId(
@@ -184,8 +189,8 @@ impl<'a> Reader<'a> {
             i64::from_le_bytes(self.array(ID)?),
             i64::from_le_bytes(self.array(ID)?),
         );
-        let (n, capacity) = self.count("a directory's listing", MIN_NAME)?;
-        let mut names = Vec::with_capacity(capacity);
+        let (n, _) = self.count("a directory's listing", MIN_NAME)?;
+        listings.start(Cow::Borrowed(dir), id);
         for _ in 0..n {
             let is_dir = match self.take(1, "a listing")? {
                 [0] => false,
@@ -197,9 +202,9 @@ impl<'a> Reader<'a> {
                     ));
                 }
             };
-            names.push((Cow::Borrowed(self.text("a name")?), is_dir));
+            listings.push_name(Cow::Borrowed(self.text("a name")?), is_dir);
         }
-        Ok(StoredDir(Cow::Borrowed(dir), id, names))
+        Ok(())
     }
 }
 
@@ -220,14 +225,14 @@ mod tests {
         Stored {
             root: "/work/proj".into(),
             keep: vec!["AGENTS.md".into(), "CLAUDE.md".into()],
-            dirs: vec![
-                StoredDir(
+            listings: Listings::of([
+                (
                     "".into(),
                     DirId(1, 2, 3, 4, 5, 6),
                     vec![("src".into(), true), ("CLAUDE.md".into(), false)],
                 ),
-                StoredDir("src".into(), DirId(u64::MAX, 0, -1, 0, i64::MIN, 9), vec![]),
-            ],
+                ("src".into(), DirId(u64::MAX, 0, -1, 0, i64::MIN, 9), vec![]),
+            ]),
         }
     }
 
@@ -251,13 +256,12 @@ mod tests {
             let stored = Stored {
                 root: root.into(),
                 keep: keep.into_iter().map(Cow::Owned).collect(),
-                dirs: dirs
-                    .into_iter()
-                    .map(|(dir, [dev, ino], [a, b, c, d], names)| {
+                listings: Listings::of(dirs.into_iter().map(
+                    |(dir, [dev, ino], [a, b, c, d], names)| {
                         let names = names.into_iter().map(|(n, d)| (Cow::Owned(n), d)).collect();
-                        StoredDir(dir.into(), DirId(dev, ino, a, b, c, d), names)
-                    })
-                    .collect(),
+                        (dir.into(), DirId(dev, ino, a, b, c, d), names)
+                    },
+                )),
             };
             let written = bytes(&stored);
             prop_assert_eq!(read(&written).unwrap(), Read::This(stored));
@@ -290,17 +294,29 @@ mod tests {
         let empty = || Stored {
             root: "".into(),
             keep: vec![],
-            dirs: vec![],
+            listings: Listings::default(),
         };
         let base = bytes(&empty()).len();
         let more = |stored: Stored<'_>| bytes(&stored).len() - base;
         let keep = vec!["".into()];
         assert_eq!(more(Stored { keep, ..empty() }), MIN_TEXT);
-        let dir = |names| StoredDir("".into(), DirId(0, 0, 0, 0, 0, 0), names);
-        let dirs = vec![dir(vec![])];
-        assert_eq!(more(Stored { dirs, ..empty() }), MIN_DIR);
-        let dirs = vec![dir(vec![("".into(), false)])];
-        assert_eq!(more(Stored { dirs, ..empty() }), MIN_DIR + MIN_NAME);
+        let dir = |names| Listings::of([("".into(), DirId(0, 0, 0, 0, 0, 0), names)]);
+        let listings = dir(vec![]);
+        assert_eq!(
+            more(Stored {
+                listings,
+                ..empty()
+            }),
+            MIN_DIR
+        );
+        let listings = dir(vec![("".into(), false)]);
+        assert_eq!(
+            more(Stored {
+                listings,
+                ..empty()
+            }),
+            MIN_DIR + MIN_NAME
+        );
     }
 
     /// Counts and lengths are trusted only as far as the bytes go: a
@@ -308,7 +324,7 @@ mod tests {
     #[test]
     fn a_forged_count_is_bounded_by_the_bytes_left() {
         let mut forged = bytes(&Stored {
-            dirs: vec![],
+            listings: Listings::default(),
             ..sample()
         });
         let at = forged.len() - 4;
