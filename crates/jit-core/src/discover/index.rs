@@ -405,21 +405,37 @@ fn walk_listed<'a>(
         }
     }
     let mut out: Vec<Found> = Vec::new();
-    let mut stack = vec![(root.to_owned(), 0usize)];
+    // Depth first, each directory one name below the path last visited at
+    // its parent's depth: one path, cut back and extended, stands for the
+    // directory visited (`ends[d]`: its length at depth `d`), and the
+    // stack holds names, borrowed from a cache's listings.
+    let mut stack: Vec<(Cow<'a, str>, usize)> = vec![(Cow::Borrowed(""), 0)];
+    let mut path = root.to_owned();
+    let mut ends = vec![path.as_str().len()];
     let mut visited = 0usize;
-    while let Some((dir, depth)) = stack.pop() {
+    while let Some((name, depth)) = stack.pop() {
         visited += 1;
         if visited > MAX_WALK_DIRS {
             break;
         }
+        if depth > 0 {
+            let parent = ends.get(depth - 1).copied().unwrap_or(0);
+            let mut text = std::mem::take(&mut path).into_string();
+            text.truncate(parent);
+            path = Utf8PathBuf::from(text);
+            path.push(&*name);
+            ends.truncate(depth);
+            ends.push(path.as_str().len());
+        }
+        let dir = path.as_path();
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
-        let key = jit_base::relative_to(&dir, root).map(Utf8Path::as_str);
+        let key = jit_base::relative_to(dir, root).map(Utf8Path::as_str);
         let held = key.and_then(|key| ahead.take(key));
         let listed = held.unwrap_or_else(|| {
-            let id = visits.is_some().then(|| DirId::of(&dir)).flatten();
+            let id = visits.is_some().then(|| DirId::of(dir)).flatten();
             Listed {
-                names: Names::Made(listing(&dir)),
+                names: Names::Made(listing(dir)),
                 id,
             }
         });
@@ -437,23 +453,44 @@ fn walk_listed<'a>(
         };
         let names = listed.names.as_slice();
         if names.iter().any(has_candidate) {
-            dir_rule_files(root, &dir, true, sources, names, &mut out);
+            dir_rule_files(root, dir, true, sources, names, &mut out);
         }
         if depth < MAX_WALK_DEPTH {
-            push_subdirs(&dir, names, depth + 1, &mut stack);
+            let start = stack.len();
+            match &listed.names {
+                Names::Kept { names, .. } => {
+                    stack.extend(subdirs(names).map(|n| (Cow::Borrowed(n), depth + 1)));
+                }
+                Names::Made(names) => {
+                    let owned = subdirs(names).map(|n| (Cow::Owned(n.to_owned()), depth + 1));
+                    stack.extend(owned);
+                }
+            }
+            // Popped in sorted order.
+            if let Some(pushed) = stack.get_mut(start..) {
+                pushed.sort_unstable_by(|(a, _), (b, _)| b.cmp(a));
+            }
         }
         if let Some(visits) = visits.as_deref_mut() {
             visits.push(match listed.names {
                 Names::Kept { place, .. } => Visit::Kept(place),
                 Names::Made(listing) => Visit::Listed(Box::new(ListedDir {
                     id: listed.id,
-                    dir,
+                    dir: path.clone(),
                     listing,
                 })),
             });
         }
     }
     out
+}
+
+/// The names of the subdirectories of `listing` the walk enters.
+fn subdirs<'n>(listing: &'n [(Cow<'_, str>, bool)]) -> impl Iterator<Item = &'n str> {
+    listing
+        .iter()
+        .filter(|(name, is_dir)| enters(name, *is_dir))
+        .map(|(name, _)| &**name)
 }
 
 /// The rule files of every source in one directory, from its `listing`:
@@ -811,9 +848,15 @@ fn push_subdirs(
 }
 
 /// Whether the walk enters an entry: a directory, not hidden, not
-/// `node_modules` nor `target`.
+/// `node_modules` nor `target`; and a name, one component (what a listing
+/// holds: a cache's could say anything).
 fn enters(name: &str, is_dir: bool) -> bool {
-    is_dir && !name.starts_with('.') && name != "node_modules" && name != "target"
+    is_dir
+        && !name.is_empty()
+        && !name.starts_with('.')
+        && !name.contains(['/', std::path::MAIN_SEPARATOR])
+        && name != "node_modules"
+        && name != "target"
 }
 
 /// Whether `path` really is inside `root` (links resolved).

@@ -771,6 +771,33 @@ mod tests {
         assert_eq!((dirs, reused), (13, 13), "the link is not entered nor kept");
     }
 
+    /// A cache that names as a directory what no listing holds (an empty
+    /// name, an absolute path, a path of two components) has the walk
+    /// enter none of them: it goes nowhere a listing would not take it.
+    #[test]
+    fn a_cache_naming_a_path_as_a_directory_is_not_followed() {
+        let (_dir, root, cache) = project();
+        let outside = root.parent().unwrap().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("CLAUDE.md"), "OUTSIDE\n").unwrap();
+        let (first, ..) = walk(&root, &cache, later());
+        edit(&cache, |stored| {
+            let old = std::mem::take(&mut stored.listings);
+            for (i, dir) in old.dirs().iter().enumerate() {
+                let mut listing = old.names(dir).to_vec();
+                if i == 0 {
+                    for odd in ["", outside.as_str(), "p1/m0", "p1/../p2"] {
+                        listing.push((odd.to_owned().into(), true));
+                    }
+                }
+                stored.listings.push(dir.0.clone(), dir.1, listing);
+            }
+        });
+        let (found, dirs, reused, _) = walk(&root, &cache, later());
+        assert_eq!(found, first);
+        assert_eq!((dirs, reused), (13, 13), "nothing more visited");
+    }
+
     /// The check's `statx` from the opened root reads what `lstat` of the
     /// absolute path reads (a cache written by either holds for the other,
     /// and the fallback answers alike): a directory's identity, `None` for
