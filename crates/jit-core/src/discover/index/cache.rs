@@ -14,9 +14,10 @@
 //! `.claude`, `.cursor`...). The rule files themselves are judged again on
 //! every walk; the cache saves listing directories, the cost of a walk.
 //!
-//! The file is lengths and bytes (`layout.rs`): reading it borrows every
-//! name and path from its bytes, one vector per directory allocated, not a
-//! string per name.
+//! The file is its texts, each once, then references to them
+//! (`layout.rs`): reading it checks the texts are UTF-8 at once and borrows
+//! every name and path from them; the names of all directories are one
+//! vector ([`Listings`]), not one per directory nor a string per name.
 
 mod check;
 mod layout;
@@ -699,8 +700,8 @@ mod tests {
         }
         // ... and of a later one, whatever follows its version.
         let mut stored = fs::read(cache.file()).unwrap();
-        assert!(stored.starts_with(b"jit-walk\x03\0\0\0"), "{stored:?}");
-        stored[8] = 4;
+        assert!(stored.starts_with(b"jit-walk\x04\0\0\0"), "{stored:?}");
+        stored[8] = 5;
         fs::write(cache.file(), &stored).unwrap();
         let (found, dirs, reused, problem) = walk(&root, &cache, later());
         assert_eq!((found.len(), dirs, reused, problem), (3, 13, 0, None));
