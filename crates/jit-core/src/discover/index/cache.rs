@@ -463,6 +463,23 @@ mod tests {
         fs::write(cache.file(), out).unwrap();
     }
 
+    /// Rewrites the cache file with the root's listing as `edit` changes it.
+    fn edit_root_listing(cache: &WalkCache, edit_listing: impl FnOnce(&mut super::Listing<'_>)) {
+        edit(cache, |stored| {
+            let old = std::mem::take(&mut stored.listings);
+            let mut edit_listing = Some(edit_listing);
+            for dir in old.dirs() {
+                let mut listing = old.names(dir).to_vec();
+                if dir.dir().is_empty()
+                    && let Some(edit_listing) = edit_listing.take()
+                {
+                    edit_listing(&mut listing);
+                }
+                stored.listings.push(dir.0.clone(), dir.1, listing);
+            }
+        });
+    }
+
     /// (files found, directories visited, listings reused, problem)
     fn walk(
         root: &Utf8Path,
@@ -755,17 +772,10 @@ mod tests {
         std::os::unix::fs::symlink(&outside, root.join("evil")).unwrap();
         walk(&root, &cache, later());
         // The root's listing, as stored, now says `evil` is a directory.
-        edit(&cache, |stored| {
-            let old = std::mem::take(&mut stored.listings);
-            for (i, dir) in old.dirs().iter().enumerate() {
-                let mut listing = old.names(dir).to_vec();
-                if i == 0 {
-                    assert!(listing.contains(&("CLAUDE.md".into(), false)));
-                    assert!(!listing.iter().any(|(name, _)| name == "evil"));
-                    listing.push(("evil".into(), true));
-                }
-                stored.listings.push(dir.0.clone(), dir.1, listing);
-            }
+        edit_root_listing(&cache, |listing| {
+            assert!(listing.contains(&("CLAUDE.md".into(), false)));
+            assert!(!listing.iter().any(|(name, _)| name == "evil"));
+            listing.push(("evil".into(), true));
         });
         let (found, dirs, reused, _) = walk(&root, &cache, later());
         assert!(!found.iter().any(|f| f.starts_with("evil")), "{found:?}");
@@ -782,16 +792,9 @@ mod tests {
         fs::create_dir_all(&outside).unwrap();
         fs::write(outside.join("CLAUDE.md"), "OUTSIDE\n").unwrap();
         let (first, ..) = walk(&root, &cache, later());
-        edit(&cache, |stored| {
-            let old = std::mem::take(&mut stored.listings);
-            for (i, dir) in old.dirs().iter().enumerate() {
-                let mut listing = old.names(dir).to_vec();
-                if i == 0 {
-                    for odd in ["", outside.as_str(), "p1/m0", "p1/../p2"] {
-                        listing.push((odd.to_owned().into(), true));
-                    }
-                }
-                stored.listings.push(dir.0.clone(), dir.1, listing);
+        edit_root_listing(&cache, |listing| {
+            for odd in ["", outside.as_str(), "p1/m0", "p1/../p2"] {
+                listing.push((odd.to_owned().into(), true));
             }
         });
         let (found, dirs, reused, _) = walk(&root, &cache, later());
