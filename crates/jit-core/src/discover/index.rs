@@ -308,12 +308,8 @@ impl<'a, 'c> Ahead<'a, 'c> {
 
     /// How many directories this has something to say about.
     fn len(&self) -> usize {
-        self.kept_dirs().len() - self.taken + self.map.len()
-    }
-
-    /// The cache's directories, in its order.
-    fn kept_dirs(&self) -> &'a [cache::StoredDir<'a>] {
-        self.kept.map_or(&[], cache::Listings::dirs)
+        let kept = self.kept.map_or(0, |kept| kept.dirs().len());
+        kept - self.taken + self.map.len()
     }
 
     /// The listing made ahead for the directory `key`, if any (and, kept
