@@ -401,29 +401,16 @@ fn walk_listed<'a>(
         }
     }
     let mut out: Vec<Found> = Vec::new();
-    // Depth first, each directory one name below the path last visited at
-    // its parent's depth: one path, cut back and extended, stands for the
-    // directory visited (`ends[d]`: its length at depth `d`), and the
-    // stack holds names, borrowed from a cache's listings.
+    // Depth first; the stack holds names, borrowed from a cache's listings.
     let mut stack: Vec<(Cow<'a, str>, usize)> = vec![(Cow::Borrowed(""), 0)];
-    let mut path = root.to_owned();
-    let mut ends = vec![path.as_str().len()];
+    let mut path = WalkPath::new(root);
     let mut visited = 0usize;
     while let Some((name, depth)) = stack.pop() {
         visited += 1;
         if visited > MAX_WALK_DIRS {
             break;
         }
-        if depth > 0 {
-            let parent = ends.get(depth - 1).copied().unwrap_or(0);
-            let mut text = std::mem::take(&mut path).into_string();
-            text.truncate(parent);
-            path = Utf8PathBuf::from(text);
-            path.push(&*name);
-            ends.truncate(depth);
-            ends.push(path.as_str().len());
-        }
-        let dir = path.as_path();
+        let dir = path.enter(&name, depth);
         // One listing per directory: a candidate whose first component is
         // not in it costs no system call (most of them, in most directories).
         let key = jit_base::relative_to(dir, root).map(Utf8Path::as_str);
@@ -452,33 +439,78 @@ fn walk_listed<'a>(
             dir_rule_files(root, dir, true, sources, names, &mut out);
         }
         if depth < MAX_WALK_DEPTH {
-            let start = stack.len();
-            match &listed.names {
-                Names::Kept { names, .. } => {
-                    stack.extend(subdirs(names).map(|n| (Cow::Borrowed(n), depth + 1)));
-                }
-                Names::Made(names) => {
-                    let owned = subdirs(names).map(|n| (Cow::Owned(n.to_owned()), depth + 1));
-                    stack.extend(owned);
-                }
-            }
-            // Popped in sorted order.
-            if let Some(pushed) = stack.get_mut(start..) {
-                pushed.sort_unstable_by(|(a, _), (b, _)| b.cmp(a));
-            }
+            push_subdirs_of(&listed.names, depth + 1, &mut stack);
         }
         if let Some(visits) = visits.as_deref_mut() {
             visits.push(match listed.names {
                 Names::Kept { place, .. } => Visit::Kept(place),
                 Names::Made(listing) => Visit::Listed(Box::new(ListedDir {
                     id: listed.id,
-                    dir: path.clone(),
+                    dir: path.dir().to_owned(),
                     listing,
                 })),
             });
         }
     }
     out
+}
+
+/// The directory a depth-first walk is in: one path, cut back and
+/// extended. A directory is one name below the path last visited at its
+/// parent's depth (everything visited since its parent was is below that
+/// parent), so no path is joined per directory.
+struct WalkPath {
+    path: Utf8PathBuf,
+    /// The path's length at each depth down to the current one.
+    ends: Vec<usize>,
+}
+
+impl WalkPath {
+    /// At `root`, depth 0.
+    fn new(root: &Utf8Path) -> Self {
+        WalkPath {
+            path: root.to_owned(),
+            ends: vec![root.as_str().len()],
+        }
+    }
+
+    /// Enters `name` at `depth` (below the path at `depth - 1`; the root,
+    /// at depth 0, is entered as it is): the directory it names.
+    fn enter(&mut self, name: &str, depth: usize) -> &Utf8Path {
+        if depth > 0 {
+            let parent = self.ends.get(depth - 1).copied().unwrap_or(0);
+            let mut text = std::mem::take(&mut self.path).into_string();
+            text.truncate(parent);
+            self.path = Utf8PathBuf::from(text);
+            self.path.push(name);
+            self.ends.truncate(depth);
+            self.ends.push(self.path.as_str().len());
+        }
+        &self.path
+    }
+
+    /// The directory entered last.
+    fn dir(&self) -> &Utf8Path {
+        &self.path
+    }
+}
+
+/// Pushes the subdirectories the walk enters in `names` onto `stack` at
+/// `depth`, to be popped in sorted order: borrowed from a cache's
+/// listing, owned from one made now.
+fn push_subdirs_of<'a>(names: &Names<'a>, depth: usize, stack: &mut Vec<(Cow<'a, str>, usize)>) {
+    let start = stack.len();
+    match names {
+        Names::Kept { names, .. } => {
+            stack.extend(subdirs(names).map(|n| (Cow::Borrowed(n), depth)));
+        }
+        Names::Made(names) => {
+            stack.extend(subdirs(names).map(|n| (Cow::Owned(n.to_owned()), depth)));
+        }
+    }
+    if let Some(pushed) = stack.get_mut(start..) {
+        pushed.sort_unstable_by(|(a, _), (b, _)| b.cmp(a));
+    }
 }
 
 /// The names of the subdirectories of `listing` the walk enters.
