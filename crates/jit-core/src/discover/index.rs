@@ -478,7 +478,9 @@ impl WalkPath {
     /// at depth 0, is entered as it is): the directory it names.
     fn enter(&mut self, name: &str, depth: usize) -> &Utf8Path {
         if depth > 0 {
-            let parent = self.ends.get(depth - 1).copied().unwrap_or(0);
+            // (Always there: the root's when not, never the empty path.)
+            let parent = self.ends.get(depth - 1).or(self.ends.first());
+            let parent = parent.copied().unwrap_or_default();
             let mut text = std::mem::take(&mut self.path).into_string();
             text.truncate(parent);
             self.path = Utf8PathBuf::from(text);
@@ -511,6 +513,17 @@ fn push_subdirs_of<'a>(names: &Names<'a>, depth: usize, stack: &mut Vec<(Cow<'a,
     if let Some(pushed) = stack.get_mut(start..) {
         pushed.sort_unstable_by(|(a, _), (b, _)| b.cmp(a));
     }
+    // A name twice (a listing never holds one; a cache file could) is
+    // entered once.
+    let mut kept = start;
+    for at in start..stack.len() {
+        let seen = kept > start && stack.get(kept - 1).map(|e| &e.0) == stack.get(at).map(|e| &e.0);
+        if !seen {
+            stack.swap(kept, at);
+            kept += 1;
+        }
+    }
+    stack.truncate(kept);
 }
 
 /// The names of the subdirectories of `listing` the walk enters.
@@ -1370,6 +1383,22 @@ mod tests {
             fs::write(path, text).unwrap();
         }
         (dir, root)
+    }
+
+    /// The walk's one path is, at each directory, its parent's path and
+    /// its name, whatever the root's own text (`/`, a trailing `/`).
+    #[test]
+    fn the_walk_path_is_the_parent_path_and_a_name() {
+        for (root, below) in [("/", "/"), ("/w/", "/w/"), ("/w", "/w/")] {
+            let mut path = super::WalkPath::new(camino::Utf8Path::new(root));
+            assert_eq!(path.enter("", 0), root);
+            assert_eq!(path.enter("a", 1), format!("{below}a"));
+            assert_eq!(path.enter("bb", 2), format!("{below}a/bb"));
+            assert_eq!(path.enter("c", 3), format!("{below}a/bb/c"));
+            assert_eq!(path.enter("d", 2), format!("{below}a/d"));
+            assert_eq!(path.enter("e", 1), format!("{below}e"));
+            assert_eq!(path.dir(), format!("{below}e"));
+        }
     }
 
     fn index(engine: &Engine, walk: Option<std::sync::Arc<ProjectWalk>>) -> Vec<String> {

@@ -348,12 +348,17 @@ pub(super) fn store(
     (visits, kept): (&[Visit<'_>], &Listings<'_>),
     now: SystemTime,
 ) -> Result<(), String> {
+    // What a listing keeps: the subdirectories the walk enters and the
+    // names in `keep` (a kept listing again: a cache file could hold more).
+    let kept_name = |(name, is_dir): &(Cow<'_, str>, bool)| {
+        super::enters(name, *is_dir) || keep.iter().any(|k| k == name)
+    };
     let mut listings = Listings::with_capacity(visits.len(), kept.names.len());
     for visit in visits {
         match visit {
             Visit::Kept(i) => {
                 if let Some(stored @ StoredDir(dir, id, _)) = kept.dirs.get(*i) {
-                    let names = kept.names(stored).iter();
+                    let names = kept.names(stored).iter().filter(|entry| kept_name(entry));
                     let names = names.map(|(name, is_dir)| (Cow::Borrowed(&**name), *is_dir));
                     listings.push(Cow::Borrowed(dir), *id, names);
                 }
@@ -368,9 +373,7 @@ pub(super) fn store(
                 };
                 let names = listing
                     .iter()
-                    .filter(|(name, is_dir)| {
-                        super::enters(name, *is_dir) || keep.iter().any(|k| k == name)
-                    })
+                    .filter(|entry| kept_name(entry))
                     .map(|(name, is_dir)| (Cow::Borrowed(&**name), *is_dir));
                 listings.push(Cow::Borrowed(dir.as_str()), id, names);
             }
@@ -381,8 +384,17 @@ pub(super) fn store(
         keep: keep.iter().map(|k| Cow::Borrowed(k.as_str())).collect(),
         listings,
     };
-    write_atomically(file, &stored)
-        .map_err(|err| format!("cannot write {file}: {err}; this walk's listings were not kept"))
+    write_atomically(file, &stored).map_err(|err| {
+        // Over the bound, the cache read is not kept either: the next walk
+        // would read it only to find the same.
+        let removed = err.kind() == io::ErrorKind::InvalidInput && fs::remove_file(file).is_ok();
+        let removed = if removed {
+            ", and the cache read was removed"
+        } else {
+            ""
+        };
+        format!("cannot write {file}: {err}; this walk's listings were not kept{removed}")
+    })
 }
 
 fn write_atomically(file: &Utf8Path, stored: &Stored<'_>) -> io::Result<()> {
@@ -800,6 +812,52 @@ mod tests {
         let (found, dirs, reused, _) = walk(&root, &cache, later());
         assert_eq!(found, first);
         assert_eq!((dirs, reused), (13, 13), "nothing more visited");
+    }
+
+    /// A name a kept listing holds twice (a listing never does; a cache
+    /// file could) is entered once, and a name the walk neither enters nor
+    /// looks for is not written back.
+    #[test]
+    fn a_cache_naming_a_directory_twice_or_junk_is_walked_as_a_listing_would_be() {
+        let (_dir, root, cache) = project();
+        let (first, ..) = walk(&root, &cache, later());
+        edit_root_listing(&cache, |listing| {
+            listing.push(("p1".into(), true));
+            listing.push(("junk.txt".into(), false));
+        });
+        let (found, dirs, reused, _) = walk(&root, &cache, later());
+        assert_eq!(found, first);
+        assert_eq!((dirs, reused), (13, 13), "p1 is visited once");
+        // A change elsewhere has the cache written again, without the junk.
+        fs::write(root.join("p3/AGENTS.md"), "new\n").unwrap();
+        walk(&root, &cache, later());
+        let bytes = fs::read(cache.file()).unwrap();
+        assert!(!bytes.windows(8).any(|w| w == b"junk.txt"));
+    }
+
+    /// A walk whose listings cannot be written within the bound removes
+    /// the cache it read, and says so.
+    #[test]
+    fn a_walk_over_the_bound_removes_the_cache_it_read() {
+        use std::borrow::Cow;
+        let (_dir, root, cache) = project();
+        walk(&root, &cache, later());
+        assert!(cache.file().is_file());
+        let bound = usize::try_from(super::MAX_CACHE_BYTES).unwrap();
+        let huge = super::Visit::Listed(Box::new(super::ListedDir {
+            dir: root.join("p0"),
+            id: Some(super::DirId(1, 2, 3, 4, 5, 6)),
+            listing: vec![(Cow::Owned("x".repeat(bound + 1)), true)],
+        }));
+        let keep = super::super::kept_names(&all_sources());
+        let visits = [huge];
+        let stored = (&visits[..], &super::Listings::default());
+        let problem = super::store(cache.file(), &root, &keep, stored, later()).unwrap_err();
+        assert!(
+            problem.ends_with("and the cache read was removed"),
+            "{problem}"
+        );
+        assert!(!cache.file().exists());
     }
 
     /// The check's `statx` from the opened root reads what `lstat` of the

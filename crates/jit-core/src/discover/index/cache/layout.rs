@@ -39,6 +39,14 @@ const MIN_DIR: usize = REF + 48 + 4;
 /// reference.
 const MIN_NAME: usize = 1 + REF;
 
+/// How many bytes of text a cache's references may name in all, for each
+/// byte of the file. Every path a walk writes is a text of its own, and a
+/// name is a path's last component or one of the few kept names, so a
+/// cache written by a walk names less than its own size (0.43 times on the
+/// 100k tree); shared references could name far more (a long text named
+/// by every directory), and every byte named is work for the walk.
+const NAMED_PER_BYTE: usize = 4;
+
 /// What a cache file holds.
 #[derive(Debug, PartialEq)]
 pub(super) enum Read<'a> {
@@ -111,9 +119,14 @@ impl<'s> Texts<'s> {
         if let Some(&start) = self.at.get(text) {
             return Ok((start, len));
         }
-        // (Texts past 4 GiB, where a start or an end is no `u32`, fail when
-        // their length is written.)
         let start = u32_of(self.bytes.len())?;
+        let bound = usize::try_from(super::MAX_CACHE_BYTES).unwrap_or(usize::MAX);
+        if self.bytes.len().saturating_add(text.len()) > bound {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("its texts are over the {bound} bytes a cache is read up to"),
+            ));
+        }
         self.bytes.extend_from_slice(text.as_bytes());
         self.at.insert(text, start);
         Ok((start, len))
@@ -156,6 +169,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Read<'_>, String> {
         bytes,
         at: 0,
         texts: "",
+        named: 0,
     };
     reader.take(MAGIC.len(), "the header")?;
     if reader.u32("the header")? != VERSION {
@@ -196,11 +210,13 @@ pub(super) fn read(bytes: &[u8]) -> Result<Read<'_>, String> {
     }))
 }
 
-/// A cursor over a cache's bytes, and its texts once read.
+/// A cursor over a cache's bytes, its texts once read, and how many bytes
+/// of text its references have named so far.
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
     texts: &'a str,
+    named: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -233,17 +249,26 @@ impl<'a> Reader<'a> {
         Ok((n, n.min(left / min.max(1))))
     }
 
-    /// The text a reference names.
+    /// The text a reference names, within [`NAMED_PER_BYTE`] in all.
     fn text(&mut self, what: &str) -> Result<&'a str, String> {
         let at = self.at;
         let start = usize::try_from(self.u32(what)?).unwrap_or(usize::MAX);
         let len = usize::try_from(self.u32(what)?).unwrap_or(usize::MAX);
-        start
+        let text = start
             .checked_add(len)
             .and_then(|end| self.texts.get(start..end))
             .ok_or_else(|| {
                 format!("{what} at byte {at} points outside the texts or inside a character")
-            })
+            })?;
+        self.named = self.named.saturating_add(len);
+        if self.named > self.bytes.len().saturating_mul(NAMED_PER_BYTE) {
+            return Err(format!(
+                "its references name more than {NAMED_PER_BYTE} times its {} bytes in texts \
+                 (byte {at})",
+                self.bytes.len()
+            ));
+        }
+        Ok(text)
     }
 
     /// One stored directory, added to `listings`.
@@ -414,6 +439,7 @@ mod tests {
             bytes: &forged,
             at,
             texts: "",
+            named: 0,
         };
         assert_eq!(reader.count("x", 56).unwrap(), (u32::MAX as usize, 0));
         // 100 bytes left back one item of 56, two of 50.
@@ -424,6 +450,7 @@ mod tests {
                 bytes: &room,
                 at: 0,
                 texts: "",
+                named: 0,
             }
             .count("x", min)
             .unwrap()
@@ -480,6 +507,60 @@ mod tests {
         assert_eq!(error(b"PK\x03\x04"), "it does not start with `jit-walk`");
         assert_eq!(error(b"jit-"), "it ends inside the header (byte 0)");
         assert!(error(b"{ not json").contains("at line 1 column"));
+    }
+
+    /// References that name, in all, more than a few times the file's size
+    /// (one long text named by every directory: each is work for the walk)
+    /// are no walk cache; what a walk writes names less than its size.
+    #[test]
+    fn references_naming_more_than_the_file_can_back_are_refused() {
+        let long = "x".repeat(1000);
+        let shared = Stored {
+            listings: Listings::of(
+                (0..100).map(|i| (long.as_str().into(), DirId(i, 0, 0, 0, 0, 0), vec![])),
+            ),
+            ..sample()
+        };
+        let written = bytes(&shared);
+        assert!(written.len() < 8_000, "the long text is written once");
+        let problem = error(&written);
+        assert!(
+            problem.starts_with(&format!(
+                "its references name more than 4 times its {} bytes in texts (byte ",
+                written.len()
+            )),
+            "{problem}"
+        );
+        // Distinct paths of the same length name no more than the file holds.
+        let distinct = Stored {
+            listings: Listings::of((0..100).map(|i| {
+                let path = format!("{i:03}{}", "x".repeat(997));
+                (path.into(), DirId(i, 0, 0, 0, 0, 0), vec![])
+            })),
+            ..sample()
+        };
+        assert!(matches!(read(&bytes(&distinct)), Ok(Read::This(_))));
+    }
+
+    /// Texts over the bound a cache is read up to are not written.
+    #[test]
+    fn texts_over_the_bound_are_not_written() {
+        let bound = usize::try_from(super::super::MAX_CACHE_BYTES).unwrap();
+        let over = Stored {
+            root: "x".repeat(bound + 1).into(),
+            ..sample()
+        };
+        let err = write(&mut io::sink(), &over).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(
+            err.to_string(),
+            format!("its texts are over the {bound} bytes a cache is read up to")
+        );
+        let at = Stored {
+            root: "x".repeat(bound - TEXTS.len() + "/work/proj".len()).into(),
+            ..sample()
+        };
+        write(&mut io::sink(), &at).unwrap();
     }
 
     /// A text is written once however many directories hold it, and each
