@@ -542,6 +542,32 @@ mod tests {
         assert!(matches!(read(&bytes(&distinct)), Ok(Read::This(_))));
     }
 
+    /// The bound is four times the file's bytes, that much included.
+    #[test]
+    fn references_may_name_four_times_the_file_and_no_more() {
+        let texts = "x".repeat(64);
+        let named = |lens: [u32; 2]| {
+            let bytes: Vec<u8> = lens
+                .iter()
+                .flat_map(|len| [0u32.to_le_bytes(), len.to_le_bytes()].concat())
+                .collect();
+            let mut reader = Reader {
+                bytes: &bytes,
+                at: 0,
+                texts: &texts,
+                named: 0,
+            };
+            reader.text("a")?;
+            reader.text("b").map(str::len)
+        };
+        // Two references are 16 bytes: 64 bytes of text may be named.
+        assert_eq!(named([32, 32]), Ok(32));
+        assert_eq!(
+            named([32, 33]),
+            Err("its references name more than 4 times its 16 bytes in texts (byte 8)".to_owned())
+        );
+    }
+
     /// Texts over the bound a cache is read up to are not written.
     #[test]
     fn texts_over_the_bound_are_not_written() {
