@@ -475,6 +475,14 @@ mod tests {
         fs::write(cache.file(), out).unwrap();
     }
 
+    /// A folder beside the project's root with a rule file in it.
+    fn outside_with_a_rule(root: &Utf8Path) -> Utf8PathBuf {
+        let outside = root.parent().unwrap().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("CLAUDE.md"), "OUTSIDE\n").unwrap();
+        outside
+    }
+
     /// Rewrites the cache file with the root's listing as `edit` changes it.
     fn edit_root_listing(cache: &WalkCache, edit_listing: impl FnOnce(&mut super::Listing<'_>)) {
         edit(cache, |stored| {
@@ -778,9 +786,7 @@ mod tests {
     #[test]
     fn a_cache_that_calls_a_link_a_directory_is_not_followed() {
         let (_dir, root, cache) = project();
-        let outside = root.parent().unwrap().join("outside");
-        fs::create_dir_all(&outside).unwrap();
-        fs::write(outside.join("CLAUDE.md"), "OUTSIDE\n").unwrap();
+        let outside = outside_with_a_rule(&root);
         std::os::unix::fs::symlink(&outside, root.join("evil")).unwrap();
         walk(&root, &cache, later());
         // The root's listing, as stored, now says `evil` is a directory.
@@ -800,9 +806,7 @@ mod tests {
     #[test]
     fn a_cache_naming_a_path_as_a_directory_is_not_followed() {
         let (_dir, root, cache) = project();
-        let outside = root.parent().unwrap().join("outside");
-        fs::create_dir_all(&outside).unwrap();
-        fs::write(outside.join("CLAUDE.md"), "OUTSIDE\n").unwrap();
+        let outside = outside_with_a_rule(&root);
         let (first, ..) = walk(&root, &cache, later());
         edit_root_listing(&cache, |listing| {
             for odd in ["", outside.as_str(), "p1/m0", "p1/../p2"] {
