@@ -363,6 +363,31 @@ mod tests {
             let written = bytes(&stored);
             prop_assert_eq!(read(&written).unwrap(), Read::This(stored));
         }
+
+        /// A cache with any of its bytes changed reads as a cache or as
+        /// "not a walk cache", never a panic, and what it reads names no
+        /// more text than its bound.
+        #[test]
+        fn a_cache_with_bytes_changed_never_panics(
+            changes in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let mut changed = bytes(&sample());
+            for (at, byte) in changes {
+                let at = at.index(changed.len());
+                changed[at] = byte;
+            }
+            let len = changed.len();
+            for bytes in [&changed[..], &changed[..cut.index(len)]] {
+                if let Ok(Read::This(stored)) = read(bytes) {
+                    let named: usize = stored.listings.dirs().iter().map(|dir| {
+                        dir.dir().len()
+                            + stored.listings.names(dir).iter().map(|(n, _)| n.len()).sum::<usize>()
+                    }).sum();
+                    prop_assert!(named <= bytes.len() * NAMED_PER_BYTE);
+                }
+            }
+        }
     }
 
     /// A file cut anywhere short of its end is no cache, and says where it
