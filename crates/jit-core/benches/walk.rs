@@ -51,7 +51,7 @@ fn fixture() -> &'static Fixture {
         let spec = Spec::monorepo_100k().without_scoped_rules();
         let tree: Tree = bench_tree::generate(&dir.path().join("repo"), &spec).unwrap();
         let root = Utf8PathBuf::try_from(tree.root.clone()).unwrap();
-        let cache = WalkCache::new(Utf8PathBuf::try_from(dir.path().join("walk.json")).unwrap());
+        let cache = WalkCache::new(Utf8PathBuf::try_from(dir.path().join("proj.walk")).unwrap());
         std::thread::sleep(Duration::from_millis(2100));
         let first = ProjectWalk::with_cache(&root, &cache);
         let dirs: Vec<Utf8PathBuf> = std::iter::once(root.clone())

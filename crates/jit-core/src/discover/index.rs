@@ -131,10 +131,11 @@ pub(crate) fn rule_files(root: &Utf8Path, sources: &[Arc<dyn RuleSource>]) -> Ve
 /// were; one changed within two seconds of its listing is listed again
 /// next time (file times are as coarse as the kernel's clock). Rule files
 /// are judged again on every walk. The file is binary (a `jit-walk` header,
-/// then lengths and bytes); a cache that cannot be read, is cut short or is
-/// no walk cache is walked around, said in the report and rewritten; one of
-/// another layout (an older or newer jit's) is replaced silently; one that
-/// cannot be written is reported, never an error.
+/// its texts, each once, then references to them); a cache that cannot be
+/// read, is cut short, names more than it holds or is no walk cache is
+/// walked around, said in the report and rewritten; one of another layout
+/// (an older or newer jit's) is replaced silently; one that cannot be
+/// written is reported, never an error.
 ///
 /// ```
 /// use jit_core::{ProjectWalk, WalkCache};
