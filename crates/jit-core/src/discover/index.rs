@@ -875,12 +875,7 @@ fn push_subdirs(
     stack: &mut Vec<(Utf8PathBuf, usize)>,
 ) {
     let start = stack.len();
-    stack.extend(
-        listing
-            .iter()
-            .filter(|(name, is_dir)| enters(name, *is_dir))
-            .map(|(name, _)| (super::join(dir, name), depth)),
-    );
+    stack.extend(subdirs(listing).map(|name| (super::join(dir, name), depth)));
     // Popped in sorted order. All in `dir`, one component more each: byte
     // order is the order of the paths, without comparing them component
     // by component.
