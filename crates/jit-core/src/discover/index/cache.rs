@@ -219,9 +219,10 @@ impl<'a> Listings<'a> {
         id: DirId,
         names: impl IntoIterator<Item = (Cow<'a, str>, bool)>,
     ) {
-        let from = self.names.len();
-        self.names.extend(names);
-        self.dirs.push(StoredDir(dir, id, (from, self.names.len())));
+        self.start(dir, id);
+        for (name, is_dir) in names {
+            self.push_name(name, is_dir);
+        }
     }
 
     /// Starts a directory whose names are pushed one by one after it
