@@ -17,13 +17,14 @@ use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 pub(crate) fn normalize(path: &Utf8Path) -> Utf8PathBuf {
     let s = path.as_str();
     // Fast path: most paths are already clean, and this runs on every touch.
-    let clean = cfg!(unix)
-        && !s.contains("//")
-        && (s.len() <= 1 || !s.ends_with('/'))
-        && !s.split('/').any(|part| part == "." || part == "..");
-    if clean {
+    if cfg!(unix) && is_clean(s) {
         return path.to_owned();
     }
+    fold(path)
+}
+
+/// [`normalize`] component by component.
+fn fold(path: &Utf8Path) -> Utf8PathBuf {
     let mut out = Utf8PathBuf::new();
     for component in path.components() {
         match component {
@@ -42,6 +43,25 @@ pub(crate) fn normalize(path: &Utf8Path) -> Utf8PathBuf {
         }
     }
     out
+}
+
+/// Whether `s` is a path [`normalize`] leaves as it is: no `.` or `..`
+/// segment, no doubled `/`, no `/` last but in `/` itself. One pass over
+/// the segments (a touch checks a path or two this way).
+fn is_clean(s: &str) -> bool {
+    let mut segments = segments(s);
+    // The first is empty for an absolute path (and for the empty one).
+    if matches!(segments.next(), Some(b"." | b"..")) {
+        return false;
+    }
+    s == "/" || segments.all(|segment| !matches!(segment, b"" | b"." | b".."))
+}
+
+/// The bytes of `text` between its `/`, by a plain loop over the bytes
+/// (a `str` split by `'/'` calls `memchr` once a segment, which costs more
+/// than the segment on a path's short ones).
+fn segments(text: &str) -> impl Iterator<Item = &[u8]> {
+    text.as_bytes().split(|&b| b == b'/')
 }
 
 /// `path` as a tool call addressed it, with its spelling tidied: `.`
@@ -107,7 +127,8 @@ pub fn lexical_clean(path: &str) -> Utf8PathBuf {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn resolve_parents(path: &Utf8Path) -> Utf8PathBuf {
-    if !cfg!(unix) || !path.components().any(|c| c == Utf8Component::ParentDir) {
+    // On Unix a component is `..` exactly where a segment is.
+    if !cfg!(unix) || !segments(path.as_str()).any(|segment| segment == b"..") {
         return normalize(path);
     }
     let mut out = Utf8PathBuf::new();
@@ -222,11 +243,14 @@ pub fn slash(rel: &Utf8Path) -> String {
 /// Whether `text` is a relative path its components join back to: no
 /// leading, doubled or trailing `/`, no `.` component after the first.
 fn is_slashed(text: &str) -> bool {
-    !text.starts_with('/')
-        && !text.ends_with('/')
-        && !text.ends_with("/.")
-        && !text.contains("//")
-        && !text.contains("/./")
+    // One pass over the segments: a `/` first leaves an empty first one
+    // (the empty text is one empty segment, and slashed), a doubled or
+    // last `/` an empty one after it.
+    let mut segments = segments(text);
+    if segments.next() == Some(b"") {
+        return text.is_empty();
+    }
+    segments.all(|segment| !matches!(segment, b"" | b"."))
 }
 
 #[cfg(test)]
@@ -362,24 +386,14 @@ mod tests {
     }
 
     /// The text is taken as it is only when its components would join back
-    /// to it: every path over a small alphabet, up to six characters.
+    /// to it: every path over a small alphabet, up to seven characters.
     #[test]
     fn slash_keeps_a_path_as_written_only_when_its_components_agree() {
         fn joined(rel: &Utf8Path) -> String {
             let parts: Vec<&str> = rel.components().map(|c| c.as_str()).collect();
             parts.join("/")
         }
-        let mut paths = vec![String::new()];
-        for _ in 0..6 {
-            let longer: Vec<String> = paths
-                .iter()
-                .flat_map(|p| ["a", "/", "."].map(|c| format!("{p}{c}")))
-                .collect();
-            paths.extend(longer);
-        }
-        paths.sort();
-        paths.dedup();
-        for path in &paths {
+        for path in &small_paths() {
             let path = Utf8Path::new(path);
             assert_eq!(slash(path), joined(path), "{path:?}");
         }
@@ -395,6 +409,41 @@ mod tests {
             normalize(Utf8Path::new("./src/a.ts")),
             Utf8PathBuf::from("src/a.ts")
         );
+    }
+
+    /// Every path over a small alphabet, up to seven characters.
+    fn small_paths() -> Vec<String> {
+        let mut paths = vec![String::new()];
+        for _ in 0..7 {
+            let longer: Vec<String> = paths
+                .iter()
+                .flat_map(|p| ["a", "/", "."].map(|c| format!("{p}{c}")))
+                .collect();
+            paths.extend(longer);
+        }
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+
+    /// `normalize` keeps a path as written only when folding its components
+    /// gives it back, and `resolve_parents` looks for links only in a path
+    /// with a `..` component.
+    #[test]
+    fn the_one_pass_checks_agree_with_the_components() {
+        for path in &small_paths() {
+            let path = Utf8Path::new(path);
+            assert_eq!(normalize(path), fold(path), "{path:?}");
+            if is_clean(path.as_str()) {
+                assert_eq!(fold(path), path, "{path:?}");
+            }
+            let climbs = path.components().any(|c| c == Utf8Component::ParentDir);
+            assert_eq!(
+                segments(path.as_str()).any(|segment| segment == b".."),
+                climbs,
+                "{path:?}"
+            );
+        }
     }
 
     mod properties {
