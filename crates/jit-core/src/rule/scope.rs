@@ -3,6 +3,7 @@
 mod simple;
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -166,7 +167,7 @@ impl CompiledScope {
         match self
             .simple
             .as_deref()
-            .map(|simple| simple::first_match(simple, subject))
+            .map(|simple| simple::first_match(simple, &simple::segments(subject)))
         {
             Some(Ok(first)) => first.is_some(),
             // No simple form, or a match too long for one: the glob set.
@@ -176,23 +177,30 @@ impl CompiledScope {
 
     /// The first pattern that matches `subject`, for explanations.
     pub fn first_match(&self, subject: &str) -> Option<&str> {
-        if !self.may_match(subject) {
+        self.first_match_in(&Subject::new(subject))
+    }
+
+    /// [`CompiledScope::first_match`] of a subject split once for every
+    /// scope it is matched against.
+    pub(crate) fn first_match_in(&self, subject: &Subject<'_>) -> Option<&str> {
+        let text = subject.text;
+        if !self.may_match(text) {
             return None;
         }
         if let Some(Ok(first)) = self
             .simple
             .as_deref()
-            .map(|simple| simple::first_match(simple, subject))
+            .map(|simple| simple::first_match(simple, subject.segments()))
         {
             return self.patterns.get(first?).map(String::as_str);
         }
         // Most subjects match nothing: `is_match` can stop at the first
         // sign of that, the list of every match cannot.
-        if !self.set().is_match(subject) {
+        if !self.set().is_match(text) {
             return None;
         }
         self.set()
-            .matches(subject)
+            .matches(text)
             .first()
             .and_then(|&i| self.patterns.get(i))
             .map(String::as_str)
@@ -285,36 +293,56 @@ pub(crate) trait ScopeMatcher {
     fn decide(&self, scope: &CompiledScope) -> ScopeDecision;
 }
 
+/// A path scopes are matched against, with its segments (split at `/`)
+/// made on the first simple scope's use and kept for the next: a touch
+/// decides every scoped rule on its chain against the one path.
+#[derive(Debug)]
+pub(crate) struct Subject<'a> {
+    text: &'a str,
+    segments: OnceCell<Vec<&'a [u8]>>,
+}
+
+impl<'a> Subject<'a> {
+    /// `text` (root-relative, `/`-separated), not split yet.
+    pub(crate) fn new(text: &'a str) -> Self {
+        Subject {
+            text,
+            segments: OnceCell::new(),
+        }
+    }
+
+    fn segments(&self) -> &[&'a [u8]] {
+        self.segments.get_or_init(|| simple::segments(self.text))
+    }
+}
+
 /// The JIT matcher: the touched path, relative to the project root.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(crate) struct TouchedPathMatcher<'a> {
-    subject: &'a str,
+    subject: Subject<'a>,
 }
 
 impl<'a> TouchedPathMatcher<'a> {
     /// A matcher for one touched path (root-relative, `/`-separated; a
     /// directory ends with `/`).
     pub(crate) fn new(subject: &'a str) -> Self {
-        TouchedPathMatcher { subject }
+        TouchedPathMatcher {
+            subject: Subject::new(subject),
+        }
     }
 }
 
 impl ScopeMatcher for TouchedPathMatcher<'_> {
     fn decide(&self, scope: &CompiledScope) -> ScopeDecision {
-        match scope.first_match(self.subject) {
+        let text = self.subject.text;
+        match scope.first_match_in(&self.subject) {
             Some(pattern) => ScopeDecision {
                 matched: true,
-                detail: ["`", self.subject, "` matches `", pattern, "`"].concat(),
+                detail: ["`", text, "` matches `", pattern, "`"].concat(),
             },
             None => ScopeDecision {
                 matched: false,
-                detail: [
-                    "`",
-                    self.subject,
-                    "` matches none of ",
-                    scope.patterns_shown(),
-                ]
-                .concat(),
+                detail: ["`", text, "` matches none of ", scope.patterns_shown()].concat(),
             },
         }
     }

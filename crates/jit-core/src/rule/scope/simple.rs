@@ -173,25 +173,25 @@ const MATCH_STEPS: usize = 1 << 16;
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct OutOfSteps;
 
-/// The index of the first of `globs` that `subject` matches, within
-/// [`MATCH_STEPS`] for them all.
+/// The index of the first of `globs` that the path of `segments` (its
+/// [`segments`]) matches, within [`MATCH_STEPS`] for them all.
 pub(super) fn first_match(
     globs: &[SimpleGlob],
-    subject: &str,
+    segments: &[&[u8]],
 ) -> Result<Option<usize>, OutOfSteps> {
-    let segments = segments(subject);
     let mut steps = MATCH_STEPS;
     for (i, glob) in globs.iter().enumerate() {
-        if glob.matches(&segments, &mut steps)? {
+        if glob.matches(segments, &mut steps)? {
             return Ok(Some(i));
         }
     }
     Ok(None)
 }
 
-/// `subject` split at `/`, in a vector sized up front: a deep path would
-/// otherwise grow it three or four times, for every scope a touch decides.
-fn segments(subject: &str) -> Vec<&[u8]> {
+/// `subject` split at `/`, in a vector sized up front (a deep path would
+/// otherwise grow it three or four times). A touch splits its path once
+/// for every scope it decides (see `Subject`).
+pub(super) fn segments(subject: &str) -> Vec<&[u8]> {
     let bytes = subject.as_bytes();
     let separators = bytes.iter().filter(|&&b| b == b'/').count();
     let mut segments = Vec::with_capacity(separators + 1);
@@ -283,7 +283,7 @@ mod tests {
     #[track_caller]
     fn check(pattern: &str, subject: &str, expected: bool) {
         let glob = SimpleGlob::new(pattern).unwrap();
-        let found = first_match(std::slice::from_ref(&glob), subject);
+        let found = first_match(std::slice::from_ref(&glob), &segments(subject));
         assert_eq!(found, Ok(expected.then_some(0)), "{pattern} on {subject:?}");
     }
 
@@ -370,7 +370,7 @@ mod tests {
         let glob = SimpleGlob::new(&pattern).unwrap();
         let subject = "a".repeat(3_000);
         assert_eq!(
-            first_match(std::slice::from_ref(&glob), &subject),
+            first_match(std::slice::from_ref(&glob), &segments(&subject)),
             Err(OutOfSteps)
         );
 
