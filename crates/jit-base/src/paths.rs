@@ -127,6 +127,10 @@ pub fn lexical_clean(path: &str) -> Utf8PathBuf {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn resolve_parents(path: &Utf8Path) -> Utf8PathBuf {
+    // A clean path (most) has no `..` to resolve and nothing to tidy.
+    if cfg!(unix) && is_clean(path.as_str()) {
+        return path.to_owned();
+    }
     // On Unix a component is `..` exactly where a segment is.
     if !cfg!(unix) || !segments(path.as_str()).any(|segment| segment == b"..") {
         return normalize(path);
