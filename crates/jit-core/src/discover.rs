@@ -14,6 +14,7 @@ pub(crate) mod startup;
 mod state;
 mod watch;
 
+use std::borrow::Cow;
 use std::fs;
 use std::path::Path;
 use std::sync::Arc;
@@ -22,6 +23,7 @@ use std::time::Instant;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
+use chain::{ChainLevel, Level};
 pub use kept::MAX_KEPT_SCANS;
 pub(crate) use kept::StoredScan;
 use scan::DirScan;
@@ -78,6 +80,9 @@ pub(crate) const SETTLE: std::time::Duration = std::time::Duration::from_secs(2)
 pub struct Engine {
     /// The project root, canonical.
     root: Utf8PathBuf,
+    /// The first level of every chain: the root's lexical name (empty) and
+    /// its real path, made once for every touch to share.
+    root_level: ChainLevel,
     /// The project root as given (absolute, lexical), for paths that name it
     /// through a symlink.
     given_root: Utf8PathBuf,
@@ -189,6 +194,10 @@ impl Engine {
             .map(|p| resolve_parents(&p))
             .unwrap_or_else(|_| canonical.clone());
         Ok(Engine {
+            root_level: ChainLevel {
+                lex: Arc::from(""),
+                level: Level::Inside(Arc::from(canonical.as_str())),
+            },
             root: canonical,
             given_root,
             sources: vec![Arc::new(ClaudeSource::default())],
@@ -338,14 +347,14 @@ impl Engine {
     ) -> Discovery {
         let started = Instant::now();
         let cwd = if cwd.is_absolute() {
-            cwd.to_owned()
+            Cow::Borrowed(cwd)
         } else {
-            self.root.join(cwd)
+            Cow::Owned(join(&self.root, cwd.as_str()))
         };
         // `..` is resolved as the OS will resolve it: after a link, it
         // climbs from the link's target (lexically, `src/link/..` would be
         // `src` whatever the link points at).
-        let abs = resolve_parents(&cwd.join(path));
+        let abs = resolve_parents(&join(&cwd, path.as_str()));
         let Some(rel) = self.locate(&abs) else {
             return self.outside_root(&abs, started);
         };
@@ -362,7 +371,7 @@ impl Engine {
             || rel.as_str().is_empty()
             // Asked every time, watch or not: the touched paths of a
             // session are its source files, too many to remember.
-            || fs::metadata(self.root.join(&rel)).is_ok_and(|m| m.is_dir());
+            || fs::metadata(join(&self.root, rel.as_str())).is_ok_and(|m| m.is_dir());
         let dir_rel = if names_dir {
             rel.clone()
         } else {
@@ -421,12 +430,11 @@ fn elapsed_us(started: Instant) -> u64 {
 /// joins a name to each directory it looks in.
 fn join(dir: &Utf8Path, rel: &str) -> Utf8PathBuf {
     let base = dir.as_str();
-    if !cfg!(unix)
-        || rel.is_empty()
-        || rel.starts_with('/')
-        || base.is_empty()
-        || base.ends_with('/')
-    {
+    if cfg!(unix) && rel.starts_with('/') {
+        // An absolute path replaces the directory, as in `join`.
+        return Utf8PathBuf::from(rel);
+    }
+    if !cfg!(unix) || rel.is_empty() || base.is_empty() || base.ends_with('/') {
         return dir.join(rel);
     }
     let mut out = String::with_capacity(base.len() + 1 + rel.len());

@@ -139,15 +139,15 @@ impl Engine {
         &self,
         state: &mut DiscoveryState,
         dir_rel: &Utf8Path,
-    ) -> (Arc<[ChainLevel]>, Vec<Option<Stamp>>) {
-        let mut levels = Vec::with_capacity(dir_rel.components().count() + 1);
-        let mut stamps = Vec::with_capacity(levels.capacity());
-        levels.push(ChainLevel {
-            lex: Arc::from(""),
-            level: Level::Inside(Arc::from(self.root.as_str())),
-        });
+    ) -> (Vec<ChainLevel>, Vec<Option<Stamp>>) {
+        // One level a `/` and two more (the root, the last name): room
+        // for every level but through a spelling `components` tidies.
+        let depth = dir_rel.as_str().bytes().filter(|&b| b == b'/').count() + 2;
+        let mut levels = Vec::with_capacity(depth);
+        let mut stamps = Vec::with_capacity(depth);
+        levels.push(self.root_level.clone());
         stamps.push(None);
-        let mut lex = String::new();
+        let mut lex = String::with_capacity(dir_rel.as_str().len());
         let mut plain = true; // no symlink so far: real == root.join(lex)
         for component in dir_rel.components() {
             if !lex.is_empty() {
@@ -191,7 +191,7 @@ impl Engine {
                 break;
             }
         }
-        (levels.into(), stamps)
+        (levels, stamps)
     }
 
     /// Whether a remembered level still resolves where it did, checked
@@ -265,23 +265,23 @@ impl Engine {
             .iter()
             .take_while(|l| matches!(l.level, Level::Inside(_)))
             .last();
-        let mut subject = Utf8PathBuf::new();
-        if let Some(ChainLevel {
+        let subject = if let Some(ChainLevel {
             lex,
             level: Level::Inside(real),
         }) = deepest
         {
-            if let Some(base) = relative_to(Utf8Path::new(&**real), &self.root) {
-                subject.push(base);
-            }
-            if let Some(rest) =
-                relative_to(rel, Utf8Path::new(&**lex)).or_else(|| lex.is_empty().then_some(rel))
-            {
-                subject.push(rest);
+            let base = relative_to(Utf8Path::new(&**real), &self.root);
+            let rest =
+                relative_to(rel, Utf8Path::new(&**lex)).or_else(|| lex.is_empty().then_some(rel));
+            // `base` pushed then `rest`, in one allocation.
+            match (base, rest) {
+                (Some(base), Some(rest)) => super::join(base, rest.as_str()),
+                (Some(only), None) | (None, Some(only)) => only.to_owned(),
+                (None, None) => Utf8PathBuf::new(),
             }
         } else {
-            subject.push(rel);
-        }
+            rel.to_owned()
+        };
         let mut out = slash(&subject);
         if names_dir && !out.is_empty() {
             out.push('/');

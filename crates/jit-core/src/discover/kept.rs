@@ -1,6 +1,6 @@
 //! Scan records kept between processes: what a session snapshot stores so that the next process (an agent hook's next call) checks what this one scanned instead of probing every candidate name again.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -278,6 +278,7 @@ fn scan_record(
             real: real.clone(),
             stamp: *stamp,
             stamp_index: index,
+            shown: OnceLock::new(),
         });
         scopes.push(patterns);
     }

@@ -3,7 +3,7 @@
 use std::fs;
 use std::io;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -117,6 +117,19 @@ impl<'n> Probed<'n> {
     }
 }
 
+/// What [`DirScan::run_levels`] does at one level once its record is
+/// checked.
+enum Plan {
+    /// Outside the root: a row.
+    Outside,
+    /// Met before on this chain (through a link): nothing more.
+    Seen,
+    /// Its record holds: replayed if open.
+    Fresh { open: bool },
+    /// No record holds: scanned, with the level's stamp if resolved now.
+    Scan(Option<Stamp>),
+}
+
 impl<'a> DirScan<'a> {
     pub(crate) fn new(
         engine: &'a Engine,
@@ -195,11 +208,40 @@ impl<'a> DirScan<'a> {
     pub(crate) fn run_levels(&mut self, levels: &[ChainLevel], stamps: &[Option<Stamp>]) {
         self.state.walks = self.state.walks.saturating_add(1);
         let walk = self.state.walks;
-        let mut seen_dirs: Vec<&str> = Vec::with_capacity(levels.len());
-        for (i, ChainLevel { lex, level }) in levels.iter().enumerate() {
-            match level {
+        // First every level's record checked (the `stat`s of a warm touch,
+        // one after the other), then the levels judged in order.
+        let mut plans: Vec<Plan> = Vec::with_capacity(levels.len());
+        for (i, ChainLevel { level, .. }) in levels.iter().enumerate() {
+            // A directory a link brought in twice is judged once.
+            let seen = |real: &str| {
+                levels[..i]
+                    .iter()
+                    .any(|before| matches!(&before.level, Level::Inside(r) if **r == *real))
+            };
+            let plan = match level {
                 Level::Missing => break,
-                Level::Outside(real) => self.out.skipped.push(SkippedRule {
+                Level::Outside(_) => Plan::Outside,
+                Level::Inside(real) if seen(real) => Plan::Seen,
+                Level::Inside(real) => {
+                    let stamp = stamps.get(i).copied().flatten();
+                    match self.state.scanned.get_mut(&**real) {
+                        Some(record) if record_is_fresh(self.engine, real, stamp, record) => {
+                            record.used = walk;
+                            Plan::Fresh { open: record.open }
+                        }
+                        Some(_) => {
+                            self.state.scanned.remove(&**real);
+                            Plan::Scan(stamp)
+                        }
+                        None => Plan::Scan(stamp),
+                    }
+                }
+            };
+            plans.push(plan);
+        }
+        for (ChainLevel { lex, level }, plan) in levels.iter().zip(plans) {
+            match (level, plan) {
+                (Level::Outside(real), _) => self.out.skipped.push(SkippedRule {
                     file: slash(Utf8Path::new(&**lex)),
                     reason: SkipReason::OutsideRoot,
                     detail: format!(
@@ -208,23 +250,9 @@ impl<'a> DirScan<'a> {
                     ),
                     source: String::new(),
                 }),
-                Level::Inside(real) => {
-                    if seen_dirs.contains(&&**real) {
-                        continue;
-                    }
-                    seen_dirs.push(real);
-                    if let Some(record) = self.state.scanned.get_mut(&**real) {
-                        if record_is_fresh(self.engine, real, stamps.get(i).copied().flatten(), record) {
-                            record.used = walk;
-                            if record.open {
-                                self.replay(real);
-                            }
-                            continue;
-                        }
-                        self.state.scanned.remove(&**real);
-                    }
-                    self.run(real, stamps.get(i).copied().flatten());
-                }
+                (Level::Inside(real), Plan::Fresh { open: true }) => self.replay(real),
+                (Level::Inside(real), Plan::Scan(stamp)) => self.run(real, stamp),
+                _ => {}
             }
         }
     }
@@ -293,15 +321,19 @@ impl<'a> DirScan<'a> {
         self.complete = true;
         self.blocked = false;
         let engine = self.engine;
+        // Most candidates replayed are rows (already loaded, out of scope).
+        self.out.skipped.reserve(items.len());
         for item in items.iter() {
             let Some(source) = engine.sources.get(item.source) else {
                 self.blocked = true;
                 continue;
             };
             self.source_name = source.name();
+            let shown = item.shown.get_or_init(|| engine.display(&item.candidate));
             self.judge_known(
                 source.as_ref(),
                 &item.candidate,
+                Some(shown),
                 &item.real,
                 None,
                 item.stamp,
@@ -661,31 +693,46 @@ impl<'a> DirScan<'a> {
         };
         let stamp = Stamp::of(&meta);
         self.record.stamps.push((real.clone(), stamp));
+        let mut shown = None;
         if let Some(source) = self.replay_source {
+            // Shown now for this row and kept for the replays' rows.
+            let text = self.engine.display(candidate);
             self.record.replay.push(Replay {
                 source,
                 candidate: candidate.to_owned(),
                 real: real.clone(),
                 stamp,
                 stamp_index: self.record.stamps.len() - 1,
+                shown: OnceLock::from(text.clone()),
             });
+            shown = Some(text);
         }
-        self.judge_known(source, candidate, &real, Some(&meta), stamp);
+        self.judge_known(
+            source,
+            candidate,
+            shown.as_deref(),
+            &real,
+            Some(&meta),
+            stamp,
+        );
     }
 
     /// Decides one candidate whose real path and stamp are known: already
-    /// loaded, rejected, out of scope, or loaded. `meta` is read only when
-    /// the rule is not parsed yet (a replay passes none).
+    /// loaded, rejected, out of scope, or loaded. `shown` is the candidate
+    /// as rows show it ([`Engine::display`]) when a replay kept that text;
+    /// `meta` is read only when the rule is not parsed yet (a replay passes
+    /// none).
     fn judge_known(
         &mut self,
         source: &dyn RuleSource,
         candidate: &Utf8Path,
+        shown: Option<&str>,
         real: &Utf8Path,
         meta: Option<&fs::Metadata>,
         stamp: Stamp,
     ) {
         self.judging = true;
-        self.decide_known(source, candidate, real, meta, stamp);
+        self.decide_known(source, (candidate, shown), real, meta, stamp);
         self.judging = false;
     }
 
@@ -693,19 +740,19 @@ impl<'a> DirScan<'a> {
     fn decide_known(
         &mut self,
         source: &dyn RuleSource,
-        candidate: &Utf8Path,
+        (candidate, shown): (&Utf8Path, Option<&str>),
         real: &Utf8Path,
         meta: Option<&fs::Metadata>,
         stamp: Stamp,
     ) {
         let previous = self.state.loaded.get(real.as_str()).copied();
         if previous == Some(stamp) {
-            return self.skip_unchanged(source, candidate, real);
+            return self.skip_unchanged(source, (candidate, shown), real);
         }
         let Some(mut parsed) = self.parsed(source, candidate, real, meta, stamp) else {
             return;
         };
-        let Some(mut found) = self.attribution(candidate, &parsed.scope) else {
+        let Some(mut found) = self.attribution((candidate, shown), &parsed.scope) else {
             return;
         };
         if parsed.scope_only {
@@ -715,7 +762,7 @@ impl<'a> DirScan<'a> {
             let Some(full) = self.parsed(source, candidate, real, meta, stamp) else {
                 return;
             };
-            let Some(again) = self.attribution(candidate, &full.scope) else {
+            let Some(again) = self.attribution((candidate, shown), &full.scope) else {
                 return;
             };
             (parsed, found) = (full, again);
@@ -740,7 +787,7 @@ impl<'a> DirScan<'a> {
         // The including rule's block carries the imported text, so its bytes
         // are the whole block and the bytes of one discovery add up to what
         // was injected.
-        let file = self.engine.display(candidate);
+        let file = self.shown(candidate, shown);
         self.state
             .set_origin(real.as_str(), [&file, " (", source.name(), ")"].concat());
         self.state.imported_by.remove(real.as_str());
@@ -830,8 +877,13 @@ impl<'a> DirScan<'a> {
 
     /// Skips a candidate already in the context at the stamp it has now,
     /// naming how it first came in when that was another way.
-    fn skip_unchanged(&mut self, source: &dyn RuleSource, candidate: &Utf8Path, real: &Utf8Path) {
-        let file = self.engine.display(candidate);
+    fn skip_unchanged(
+        &mut self,
+        source: &dyn RuleSource,
+        (candidate, shown): (&Utf8Path, Option<&str>),
+        real: &Utf8Path,
+    ) {
+        let file = self.shown(candidate, shown);
         // An origin reads `FILE (SOURCE)` (see `set_origin`).
         let came_here = |first: &str| {
             first
@@ -903,7 +955,7 @@ impl<'a> DirScan<'a> {
     /// skipped row.
     fn attribution(
         &mut self,
-        candidate: &Utf8Path,
+        (candidate, shown): (&Utf8Path, Option<&str>),
         scope: &RuleScope,
     ) -> Option<(Attribution, Option<Vec<String>>, Option<String>)> {
         match scope {
@@ -923,7 +975,7 @@ impl<'a> DirScan<'a> {
                     // Not for this file, maybe for the next one here: the
                     // directory must stay unscanned.
                     self.complete = false;
-                    let file = self.engine.display(candidate);
+                    let file = self.shown(candidate, shown);
                     self.skip_shown(file, SkipReason::ScopeMiss, decision.detail);
                     return None;
                 }
@@ -1108,6 +1160,11 @@ impl<'a> DirScan<'a> {
                 self.state.imported_by.insert(key, real.to_string());
             }
         }
+    }
+
+    /// `candidate` as rows show it: `shown` when a replay kept it.
+    fn shown(&self, candidate: &Utf8Path, shown: Option<&str>) -> String {
+        shown.map_or_else(|| self.engine.display(candidate), str::to_owned)
     }
 
     fn skip(&mut self, candidate: &Utf8Path, reason: SkipReason, detail: &str) {

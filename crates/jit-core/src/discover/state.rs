@@ -1,7 +1,7 @@
 //! What a session has already seen: the loaded set, the scan records that let a directory be skipped, and the caches of resolved chains and parsed rules.
 
 use std::fs;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -117,6 +117,9 @@ pub(super) struct Replay {
     pub(super) stamp: Stamp,
     /// Where that stamp is in the record's stamps.
     pub(super) stamp_index: usize,
+    /// The candidate as rows show it ([`Engine::display`]): made by the
+    /// scan, or by the first replay of a record a session kept.
+    pub(super) shown: OnceLock<String>,
 }
 
 impl DiscoveryState {
