@@ -117,6 +117,22 @@ impl<'n> Probed<'n> {
     }
 }
 
+/// A candidate judged: the path the scan addressed, and how rows show it
+/// ([`Engine::display`]) when that text is already made (a replay keeps
+/// it with the record).
+#[derive(Clone, Copy)]
+struct Candidate<'c> {
+    path: &'c Utf8Path,
+    shown: Option<&'c str>,
+}
+
+impl<'c> Candidate<'c> {
+    /// `path`, not shown yet.
+    fn of(path: &'c Utf8Path) -> Self {
+        Candidate { path, shown: None }
+    }
+}
+
 /// What [`DirScan::run_levels`] does at one level once its record is
 /// checked.
 enum Plan {
@@ -329,15 +345,11 @@ impl<'a> DirScan<'a> {
                 continue;
             };
             self.source_name = source.name();
-            let shown = item.shown.get_or_init(|| engine.display(&item.candidate));
-            self.judge_known(
-                source.as_ref(),
-                &item.candidate,
-                Some(shown),
-                &item.real,
-                None,
-                item.stamp,
-            );
+            let candidate = Candidate {
+                path: &item.candidate,
+                shown: Some(item.shown.get_or_init(|| engine.display(&item.candidate))),
+            };
+            self.judge_known(source.as_ref(), candidate, &item.real, None, item.stamp);
         }
         self.source_name = "";
         if self.blocked {
@@ -693,46 +705,41 @@ impl<'a> DirScan<'a> {
         };
         let stamp = Stamp::of(&meta);
         self.record.stamps.push((real.clone(), stamp));
-        let mut shown = None;
-        if let Some(source) = self.replay_source {
-            // Shown now for this row and kept for the replays' rows.
-            let text = self.engine.display(candidate);
-            self.record.replay.push(Replay {
-                source,
-                candidate: candidate.to_owned(),
-                real: real.clone(),
-                stamp,
-                stamp_index: self.record.stamps.len() - 1,
-                shown: OnceLock::from(text.clone()),
-            });
-            shown = Some(text);
-        }
-        self.judge_known(
-            source,
-            candidate,
-            shown.as_deref(),
-            &real,
-            Some(&meta),
+        let Some(replay_source) = self.replay_source else {
+            let candidate = Candidate::of(candidate);
+            return self.judge_known(source, candidate, &real, Some(&meta), stamp);
+        };
+        let stamp_index = self.record.stamps.len() - 1;
+        // Shown now for this row and kept for the replays' rows.
+        let shown = self.engine.display(candidate);
+        let judged = Candidate {
+            shown: Some(&shown),
+            ..Candidate::of(candidate)
+        };
+        self.judge_known(source, judged, &real, Some(&meta), stamp);
+        self.record.replay.push(Replay {
+            source: replay_source,
+            candidate: candidate.to_owned(),
+            real,
             stamp,
-        );
+            stamp_index,
+            shown: OnceLock::from(shown),
+        });
     }
 
     /// Decides one candidate whose real path and stamp are known: already
-    /// loaded, rejected, out of scope, or loaded. `shown` is the candidate
-    /// as rows show it ([`Engine::display`]) when a replay kept that text;
-    /// `meta` is read only when the rule is not parsed yet (a replay passes
-    /// none).
+    /// loaded, rejected, out of scope, or loaded. `meta` is read only when
+    /// the rule is not parsed yet (a replay passes none).
     fn judge_known(
         &mut self,
         source: &dyn RuleSource,
-        candidate: &Utf8Path,
-        shown: Option<&str>,
+        candidate: Candidate<'_>,
         real: &Utf8Path,
         meta: Option<&fs::Metadata>,
         stamp: Stamp,
     ) {
         self.judging = true;
-        self.decide_known(source, (candidate, shown), real, meta, stamp);
+        self.decide_known(source, candidate, real, meta, stamp);
         self.judging = false;
     }
 
@@ -740,33 +747,37 @@ impl<'a> DirScan<'a> {
     fn decide_known(
         &mut self,
         source: &dyn RuleSource,
-        (candidate, shown): (&Utf8Path, Option<&str>),
+        candidate: Candidate<'_>,
         real: &Utf8Path,
         meta: Option<&fs::Metadata>,
         stamp: Stamp,
     ) {
         let previous = self.state.loaded.get(real.as_str()).copied();
         if previous == Some(stamp) {
-            return self.skip_unchanged(source, (candidate, shown), real);
+            return self.skip_unchanged(source, candidate, real);
         }
-        let Some(mut parsed) = self.parsed(source, candidate, real, meta, stamp) else {
+        let Some(mut parsed) = self.parsed(source, candidate.path, real, meta, stamp) else {
             return;
         };
-        let Some(mut found) = self.attribution((candidate, shown), &parsed.scope) else {
+        let Some(mut found) = self.attribution(candidate, &parsed.scope) else {
             return;
         };
         if parsed.scope_only {
             // Only its scope came with a kept scan record: it matched, and
             // loading it needs the file.
             self.state.parsed.remove(real.as_str());
-            let Some(full) = self.parsed(source, candidate, real, meta, stamp) else {
+            let Some(full) = self.parsed(source, candidate.path, real, meta, stamp) else {
                 return;
             };
-            let Some(again) = self.attribution((candidate, shown), &full.scope) else {
+            let Some(again) = self.attribution(candidate, &full.scope) else {
                 return;
             };
             (parsed, found) = (full, again);
         }
+        let Candidate {
+            path: candidate,
+            shown,
+        } = candidate;
         let (attribution, scope, detail) = found;
         let tier = self.tier_of(source, candidate);
         let mut warnings = parsed.warnings.clone();
@@ -880,10 +891,10 @@ impl<'a> DirScan<'a> {
     fn skip_unchanged(
         &mut self,
         source: &dyn RuleSource,
-        (candidate, shown): (&Utf8Path, Option<&str>),
+        candidate: Candidate<'_>,
         real: &Utf8Path,
     ) {
-        let file = self.shown(candidate, shown);
+        let file = self.shown(candidate.path, candidate.shown);
         // An origin reads `FILE (SOURCE)` (see `set_origin`).
         let came_here = |first: &str| {
             first
@@ -955,7 +966,10 @@ impl<'a> DirScan<'a> {
     /// skipped row.
     fn attribution(
         &mut self,
-        (candidate, shown): (&Utf8Path, Option<&str>),
+        Candidate {
+            path: candidate,
+            shown,
+        }: Candidate<'_>,
         scope: &RuleScope,
     ) -> Option<(Attribution, Option<Vec<String>>, Option<String>)> {
         match scope {

@@ -273,3 +273,18 @@ pub(super) fn record_is_fresh(
             .iter()
             .all(|(path, stamp)| fresh(path.as_str(), stamp))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A harness may keep a session's state and its engine behind a lock
+    /// shared by threads: what a record keeps for its replays is made
+    /// once behind a `OnceLock`, not a `OnceCell`, to keep that so.
+    #[test]
+    fn a_state_and_an_engine_can_be_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<DiscoveryState>();
+        shared::<Engine>();
+    }
+}
