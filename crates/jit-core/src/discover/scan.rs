@@ -1445,6 +1445,74 @@ pub(super) mod tests {
         assert!(replayed >= 4, "only {replayed} open records were replayed");
     }
 
+    /// A warm touch trusts every level's record that still holds: none is
+    /// scanned again (a scan would record a new time), and an open one is
+    /// replayed in place.
+    #[test]
+    fn a_warm_touch_scans_no_level_whose_record_holds() {
+        let (_dir, engine) = tree();
+        let mut state = DiscoveryState::default();
+        engine.discover(&mut state, Utf8Path::new("src/ui/README.md"), engine.root());
+        let times = |state: &DiscoveryState| {
+            let mut times: Vec<(String, Option<std::time::SystemTime>)> = state
+                .scanned
+                .iter()
+                .map(|(dir, record)| (dir.to_string(), record.at))
+                .collect();
+            times.sort();
+            times
+        };
+        let before = times(&state);
+        assert_eq!(before.len(), 3, "{before:?}");
+        let warm = engine.discover(&mut state, Utf8Path::new("src/ui/Card.md"), engine.root());
+        assert!(!warm.is_hit(), "{:?}", rows(&warm));
+        assert_eq!(times(&state), before);
+    }
+
+    /// A directory a link brings into a chain twice (`a/again` is `a`) is
+    /// judged once: its rule loads, with no second row saying it is already
+    /// in the context.
+    #[test]
+    #[cfg(unix)]
+    fn a_directory_a_link_brings_in_twice_is_judged_once() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("a")).unwrap();
+        fs::write(dir.path().join("a/CLAUDE.md"), "A.\n").unwrap();
+        std::os::unix::fs::symlink(".", dir.path().join("a/again")).unwrap();
+        let engine = Engine::new(dir.path()).unwrap();
+        let mut state = DiscoveryState::default();
+        let found = engine.discover(&mut state, Utf8Path::new("a/again/f.ts"), engine.root());
+        let (loaded, skipped) = rows(&found);
+        assert_eq!(loaded, ["a/CLAUDE.md NestedTraversal 3"]);
+        assert!(skipped.is_empty(), "{skipped:?}");
+    }
+
+    /// A level of the chain that resolves outside the root is a row of its
+    /// own, and its rules are not read.
+    #[test]
+    #[cfg(unix)]
+    fn a_level_outside_the_root_is_a_row() {
+        let (dir, engine) = tree();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("CLAUDE.md"), "Outside.\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        let mut state = DiscoveryState::default();
+        let found = engine.discover(&mut state, Utf8Path::new("out/f.ts"), engine.root());
+        let row = found
+            .skipped
+            .iter()
+            .find(|row| row.file == "out")
+            .expect("a row for the level");
+        assert_eq!(row.reason, SkipReason::OutsideRoot);
+        assert!(
+            row.detail.starts_with("this directory resolves to ")
+                && row.detail.ends_with("; its rules are not read"),
+            "{}",
+            row.detail
+        );
+        assert!(found.loaded.iter().all(|l| !l.file.contains("out")));
+    }
+
     /// A rule already in the context and unchanged is skipped naming how it
     /// first came in when that was another way (an import), and plainly
     /// when it came in as this very candidate.
