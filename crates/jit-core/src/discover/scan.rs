@@ -1445,6 +1445,37 @@ pub(super) mod tests {
         assert!(replayed >= 4, "only {replayed} open records were replayed");
     }
 
+    /// A touched path names a directory when it ends with `/` (there or
+    /// not yet), when the file system says it is one, and at the root: its
+    /// own rules load, and scopes see it with its `/`.
+    #[test]
+    fn a_touched_directory_is_judged_as_one() {
+        let (dir, engine) = tree();
+        fs::write(
+            dir.path().join(".claude/rules/new.md"),
+            "---\npaths: [\"new/**\"]\n---\nNew.\n",
+        )
+        .unwrap();
+        let touch = |path: &str| {
+            let mut state = DiscoveryState::default();
+            engine.discover(&mut state, Utf8Path::new(path), engine.root())
+        };
+        let loads = |discovery: &Discovery, file: &str| {
+            discovery.loaded.iter().any(|rule| rule.file == file)
+        };
+        let ui = touch("src/ui");
+        assert_eq!(ui.trigger, "src/ui");
+        assert!(loads(&ui, "src/ui/CLAUDE.md"), "{:?}", rows(&ui));
+        let new = touch("new/");
+        assert_eq!(new.trigger, "new");
+        assert!(loads(&new, ".claude/rules/new.md"), "{:?}", rows(&new));
+        // Without its `/`, a path not there yet is a file in the root.
+        assert!(!loads(&touch("new"), ".claude/rules/new.md"));
+        let root = touch(".");
+        assert_eq!(root.trigger, ".");
+        assert!(loads(&root, "CLAUDE.md"), "{:?}", rows(&root));
+    }
+
     /// A warm touch trusts every level's record that still holds: none is
     /// scanned again (a scan would record a new time), and an open one is
     /// replayed in place.
