@@ -448,7 +448,7 @@ mod tests {
 
     use std::fs;
 
-    use crate::{DiscoveryState, Engine, StartupOptions};
+    use crate::{Attribution, DiscoveryState, Engine, StartupOptions};
 
     /// Without a change source, the startup load reads no changed files,
     /// even when a scoped rule asks for the signals: the cwd marker alone.
@@ -468,5 +468,36 @@ mod tests {
         assert!(!report.changed_files_read);
         assert_eq!(report.signals, ["src/"]);
         assert_eq!(report.loaded[0].file, ".claude/rules/rs.md");
+    }
+
+    /// What the startup load brings in is attributed to the session's
+    /// start, an unscoped rule as well as a scoped one its signals match.
+    #[test]
+    fn the_startup_load_is_attributed_to_the_session_start() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(".claude/rules")).unwrap();
+        fs::create_dir_all(dir.path().join("src")).unwrap();
+        fs::write(dir.path().join("CLAUDE.md"), "Always.\n").unwrap();
+        fs::write(
+            dir.path().join(".claude/rules/rs.md"),
+            "---\npaths: [\"src/**\"]\n---\nRust.\n",
+        )
+        .unwrap();
+        let engine = Engine::new(dir.path()).unwrap();
+        let options = StartupOptions::new(engine.root().join("src")).with_managed(None);
+        let report = engine.startup(&mut DiscoveryState::default(), &options);
+        let mut loaded: Vec<(&str, Attribution)> = report
+            .loaded
+            .iter()
+            .map(|rule| (rule.file.as_str(), rule.attribution))
+            .collect();
+        loaded.sort_by_key(|(file, _)| *file);
+        assert_eq!(
+            loaded,
+            [
+                (".claude/rules/rs.md", Attribution::SessionStart),
+                ("CLAUDE.md", Attribution::SessionStart),
+            ]
+        );
     }
 }
