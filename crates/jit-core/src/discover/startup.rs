@@ -448,12 +448,10 @@ mod tests {
 
     use std::fs;
 
-    use crate::{Attribution, DiscoveryState, Engine, StartupOptions};
+    use crate::{Attribution, DiscoveryState, Engine, StartupOptions, StartupReport};
 
-    /// Without a change source, the startup load reads no changed files,
-    /// even when a scoped rule asks for the signals: the cwd marker alone.
-    #[test]
-    fn without_a_change_source_no_changed_files_are_read() {
+    /// A project with `src/` and one rule scoped to it.
+    fn rust_rule() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir_all(dir.path().join(".claude/rules")).unwrap();
         fs::create_dir_all(dir.path().join("src")).unwrap();
@@ -462,9 +460,23 @@ mod tests {
             "---\npaths: [\"src/**\"]\n---\nRust.\n",
         )
         .unwrap();
+        dir
+    }
+
+    /// The startup load of a session whose cwd is `src`, with no managed
+    /// policy and no change source.
+    fn start_in_src(dir: &tempfile::TempDir) -> StartupReport {
         let engine = Engine::new(dir.path()).unwrap();
         let options = StartupOptions::new(engine.root().join("src")).with_managed(None);
-        let report = engine.startup(&mut DiscoveryState::default(), &options);
+        engine.startup(&mut DiscoveryState::default(), &options)
+    }
+
+    /// Without a change source, the startup load reads no changed files,
+    /// even when a scoped rule asks for the signals: the cwd marker alone.
+    #[test]
+    fn without_a_change_source_no_changed_files_are_read() {
+        let dir = rust_rule();
+        let report = start_in_src(&dir);
         assert!(!report.changed_files_read);
         assert_eq!(report.signals, ["src/"]);
         assert_eq!(report.loaded[0].file, ".claude/rules/rs.md");
@@ -474,18 +486,9 @@ mod tests {
     /// start, an unscoped rule as well as a scoped one its signals match.
     #[test]
     fn the_startup_load_is_attributed_to_the_session_start() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::create_dir_all(dir.path().join(".claude/rules")).unwrap();
-        fs::create_dir_all(dir.path().join("src")).unwrap();
+        let dir = rust_rule();
         fs::write(dir.path().join("CLAUDE.md"), "Always.\n").unwrap();
-        fs::write(
-            dir.path().join(".claude/rules/rs.md"),
-            "---\npaths: [\"src/**\"]\n---\nRust.\n",
-        )
-        .unwrap();
-        let engine = Engine::new(dir.path()).unwrap();
-        let options = StartupOptions::new(engine.root().join("src")).with_managed(None);
-        let report = engine.startup(&mut DiscoveryState::default(), &options);
+        let report = start_in_src(&dir);
         let mut loaded: Vec<(&str, Attribution)> = report
             .loaded
             .iter()
