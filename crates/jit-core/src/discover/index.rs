@@ -1230,9 +1230,17 @@ pub(crate) fn build(
     // `[` and `]`, and a comma between entries.
     let mut used = 2usize;
     for entry in candidates {
-        let size = serde_json::to_string(&entry).map_or(usize::MAX, |s| s.len()) + 1;
-        if overflow.is_empty() && used.saturating_add(size) <= max_bytes {
-            used += size;
+        // Sized only while entries still fit: once one does not, every
+        // later one is counted in the overflow.
+        let fits = overflow.is_empty() && {
+            let size = serde_json::to_string(&entry).map_or(usize::MAX, |s| s.len()) + 1;
+            let fits = used.saturating_add(size) <= max_bytes;
+            if fits {
+                used += size;
+            }
+            fits
+        };
+        if fits {
             entries.push(entry);
         } else {
             let dir = Utf8Path::new(&entry.file)
