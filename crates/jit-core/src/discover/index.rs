@@ -1225,6 +1225,17 @@ pub(crate) fn build(
             candidates.push(entry);
         }
     }
+    let (entries, overflow) = fit(candidates, max_bytes);
+    RuleIndex {
+        entries,
+        overflow,
+        cache: cache_report,
+    }
+}
+
+/// The first of `candidates` that fit in `max_bytes` of JSON, in order,
+/// and how many of the rest each directory holds.
+fn fit(candidates: Vec<IndexEntry>, max_bytes: usize) -> (Vec<IndexEntry>, Vec<IndexOverflow>) {
     let mut entries = Vec::new();
     let mut overflow: BTreeMap<String, usize> = BTreeMap::new();
     // `[` and `]`, and a comma between entries.
@@ -1252,14 +1263,11 @@ pub(crate) fn build(
             *overflow.entry(dir).or_default() += 1;
         }
     }
-    RuleIndex {
-        entries,
-        overflow: overflow
-            .into_iter()
-            .map(|(dir, count)| IndexOverflow { dir, count })
-            .collect(),
-        cache: cache_report,
-    }
+    let overflow = overflow
+        .into_iter()
+        .map(|(dir, count)| IndexOverflow { dir, count })
+        .collect();
+    (entries, overflow)
 }
 
 #[cfg(test)]
