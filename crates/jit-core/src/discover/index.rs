@@ -1280,6 +1280,8 @@ mod tests {
     use camino::Utf8PathBuf;
     use pretty_assertions::assert_eq;
 
+    use super::{IndexEntry, IndexOverflow, fit};
+
     use super::ProjectWalk;
     use crate::{
         DEFAULT_INDEX_BYTES, DiscoveryState, Engine, SourceOptions, StartupOptions, source_by_name,
@@ -1745,5 +1747,64 @@ mod tests {
                 prop_assert_eq!(probed, by_listing(&root, &dirs));
             }
         }
+    }
+
+    /// The index keeps candidates in order while their JSON fits (`[`,
+    /// `]`, each entry and a comma), and from the first that does not,
+    /// counts the rest in their directories (`.` for the root; in the
+    /// order of their names), a smaller one after it too.
+    #[test]
+    fn the_index_keeps_what_fits_and_counts_the_rest_by_directory() {
+        let entry = |file: &str| IndexEntry {
+            file: file.to_owned(),
+            source: "claude".to_owned(),
+            scope: Vec::new(),
+            description: None,
+            bytes: 1,
+        };
+        let size = |file: &str| serde_json::to_string(&entry(file)).unwrap().len() + 1;
+        let files = ["a/one.md", "a/two.md", "b/three.md", "x.md", "a/four.md"];
+        let candidates = || files.map(entry).to_vec();
+        let kept = |(entries, _): &(Vec<IndexEntry>, Vec<IndexOverflow>)| {
+            entries.iter().map(|e| e.file.clone()).collect::<Vec<_>>()
+        };
+        let counted = |(_, overflow): &(Vec<IndexEntry>, Vec<IndexOverflow>)| {
+            overflow
+                .iter()
+                .map(|o| (o.dir.clone(), o.count))
+                .collect::<Vec<_>>()
+        };
+        // Exactly room for the first two: both kept.
+        let two = 2 + size(files[0]) + size(files[1]);
+        let fitted = fit(candidates(), two);
+        assert_eq!(kept(&fitted), ["a/one.md", "a/two.md"]);
+        assert_eq!(
+            counted(&fitted),
+            [
+                (".".to_owned(), 1),
+                ("a".to_owned(), 1),
+                ("b".to_owned(), 1)
+            ]
+        );
+        // A byte less: the second does not fit, and neither does anything
+        // after it, though `x.md` alone would.
+        let fitted = fit(candidates(), two - 1);
+        assert_eq!(kept(&fitted), ["a/one.md"]);
+        assert!(size("x.md") < size(files[1]));
+        assert_eq!(
+            counted(&fitted),
+            [
+                (".".to_owned(), 1),
+                ("a".to_owned(), 2),
+                ("b".to_owned(), 1)
+            ]
+        );
+        // Room for everything: no overflow.
+        let fitted = fit(
+            candidates(),
+            2 + files.iter().map(|f| size(f)).sum::<usize>(),
+        );
+        assert_eq!(kept(&fitted), files);
+        assert!(counted(&fitted).is_empty());
     }
 }
