@@ -713,8 +713,8 @@ impl<'a> DirScan<'a> {
         // Shown now for this row and kept for the replays' rows.
         let shown = self.engine.display(candidate);
         let judged = Candidate {
+            path: candidate,
             shown: Some(&shown),
-            ..Candidate::of(candidate)
         };
         self.judge_known(source, judged, &real, Some(&meta), stamp);
         self.record.replay.push(Replay {
