@@ -32,11 +32,72 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
     /// A segment of literal bytes, `*` and `?`.
-    Segment(Vec<Piece>),
+    Segment(Segment),
     /// Any number of whole segments, none (`**/` first, `/**/` between).
     Any,
     /// One whole segment or more, to the end (`/**` last).
     Rest,
+}
+
+/// One segment of a pattern, in the shape it is matched by. Most segments
+/// of real patterns are literal (`src`, `docs`) or a `*` before literal
+/// text (`*.ts`): those are compared as bytes, with the meaning the walk
+/// over pieces gives them (a segment holds no `/` for `*` to stop at).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Segment {
+    /// Literal bytes only: the path's segment is these bytes.
+    Literal(Box<[u8]>),
+    /// `*` then literal bytes: the path's segment ends with these.
+    Suffix(Box<[u8]>),
+    /// Any other mix of literal bytes, `*` and `?`.
+    Pieces(Box<[Piece]>),
+}
+
+impl Segment {
+    /// The shape of the pattern segment `text` (holding no `**`).
+    fn new(text: &str) -> Segment {
+        let bytes = text.as_bytes();
+        let literal = |bytes: &[u8]| !bytes.iter().any(|b| matches!(b, b'*' | b'?'));
+        if literal(bytes) {
+            return Segment::Literal(bytes.into());
+        }
+        if let Some(rest) = bytes.strip_prefix(b"*")
+            && literal(rest)
+        {
+            return Segment::Suffix(rest.into());
+        }
+        Segment::Pieces(
+            bytes
+                .iter()
+                .map(|&b| match b {
+                    b'*' => Piece::Star,
+                    b'?' => Piece::One,
+                    b => Piece::Byte(b),
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether the path's `segment` matches, each byte compared a step.
+    fn matches(&self, segment: &[u8], steps: &mut usize) -> Result<bool, OutOfSteps> {
+        match self {
+            Segment::Literal(bytes) => {
+                spend(steps, bytes.len())?;
+                Ok(segment == &**bytes)
+            }
+            Segment::Suffix(bytes) => {
+                spend(steps, bytes.len())?;
+                Ok(segment.ends_with(bytes))
+            }
+            Segment::Pieces(pieces) => segment_matches(pieces, segment, steps),
+        }
+    }
+}
+
+/// Takes `n` steps from `steps`, or says they are spent.
+fn spend(steps: &mut usize, n: usize) -> Result<(), OutOfSteps> {
+    *steps = steps.checked_sub(n).ok_or(OutOfSteps)?;
+    Ok(())
 }
 
 /// One piece of a segment.
@@ -93,15 +154,7 @@ impl SimpleGlob {
             if segment.contains("**") {
                 return None;
             }
-            let pieces = segment
-                .bytes()
-                .map(|b| match b {
-                    b'*' => Piece::Star,
-                    b'?' => Piece::One,
-                    b => Piece::Byte(b),
-                })
-                .collect();
-            parts.push(Part::Segment(pieces));
+            parts.push(Part::Segment(Segment::new(segment)));
         }
         Some(SimpleGlob {
             parts,
@@ -206,10 +259,10 @@ fn run_matches(run: &[Part], segments: &[&[u8]], steps: &mut usize) -> Result<bo
         return Ok(false);
     }
     for (part, segment) in run.iter().zip(segments) {
-        let Part::Segment(pieces) = part else {
+        let Part::Segment(pattern) = part else {
             return Ok(false);
         };
-        if !segment_matches(pieces, segment, steps)? {
+        if !pattern.matches(segment, steps)? {
             return Ok(false);
         }
     }
@@ -249,7 +302,7 @@ fn segment_matches(
     // The last `*` seen, and where in the segment its run ends for now.
     let mut star: Option<(usize, usize)> = None;
     while s < segment.len() {
-        *steps = steps.checked_sub(1).ok_or(OutOfSteps)?;
+        spend(steps, 1)?;
         match pieces.get(p) {
             Some(Piece::Star) => {
                 star = Some((p, s));
@@ -300,6 +353,29 @@ mod tests {
             assert_eq!(segments, expected, "{subject:?}");
             assert_eq!(segments.capacity(), segments.len(), "{subject:?}");
         }
+    }
+
+    /// Literal segments and a `*` before literal text are compared as
+    /// bytes; every other mix is walked piece by piece, with the same
+    /// meaning.
+    #[test]
+    fn segments_take_the_shape_they_are_matched_by() {
+        let literal = |s: &str| Segment::Literal(s.as_bytes().into());
+        let suffix = |s: &str| Segment::Suffix(s.as_bytes().into());
+        assert_eq!(Segment::new("src"), literal("src"));
+        assert_eq!(Segment::new(""), literal(""));
+        assert_eq!(Segment::new("*.rs"), suffix(".rs"));
+        assert_eq!(Segment::new("*"), suffix(""));
+        for text in ["a*", "a*b", "*a*", "?", "*.?s", "**"] {
+            assert!(matches!(Segment::new(text), Segment::Pieces(_)), "{text}");
+        }
+        check("*.tsx", "x", false);
+        check("*.tsx", ".tsx", true);
+        check("*.tsx", "a.tsx.bak", false);
+        check("src", "sr", false);
+        check("src", "srcs", false);
+        check("a*", "abc", true);
+        check("a*", "ba", false);
     }
 
     #[test]
@@ -366,7 +442,7 @@ mod tests {
     /// needs is too few, that many is enough.
     #[test]
     fn a_match_stops_when_its_steps_are_spent() {
-        let pattern = format!("*{}b", "a".repeat(40));
+        let pattern = format!("*{}?b", "a".repeat(40));
         let glob = SimpleGlob::new(&pattern).unwrap();
         let subject = "a".repeat(3_000);
         assert_eq!(
@@ -379,8 +455,8 @@ mod tests {
         let mut steps = usize::MAX;
         assert_eq!(glob.matches(&segments, &mut steps), Ok(true));
         let needed = usize::MAX - steps;
-        // A step per byte visited, and one per return to the last `*`.
-        assert_eq!(needed, 10);
+        // A step per byte of the literal `src` and of the suffix `.rs`.
+        assert_eq!(needed, 6);
         let mut steps = needed;
         assert_eq!(glob.matches(&segments, &mut steps), Ok(true));
         let mut steps = needed - 1;
