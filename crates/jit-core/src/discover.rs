@@ -373,13 +373,18 @@ impl Engine {
             // session are its source files, too many to remember.
             || fs::metadata(join(&self.root, rel.as_str())).is_ok_and(|m| m.is_dir());
         let dir_rel = if names_dir {
-            rel.clone()
+            rel.as_path()
         } else {
-            rel.parent().map(Utf8Path::to_owned).unwrap_or_default()
+            rel.parent().unwrap_or(Utf8Path::new(""))
         };
 
-        let (levels, stamps) = self.resolve_chain(state, &dir_rel);
-        let subject = self.subject(&rel, names_dir, &levels);
+        let (levels, stamps) = self.resolve_chain(state, dir_rel);
+        let shown = if rel.as_str().is_empty() {
+            ""
+        } else {
+            &discovery.trigger
+        };
+        let subject = self.subject(&rel, shown, names_dir, &levels);
         let matcher = TouchedPathMatcher::new(&subject);
         let mut scan = DirScan::new(self, state, &matcher, &mut discovery);
         scan.run_levels(&levels, &stamps);

@@ -48,6 +48,42 @@ pub(super) enum Refusal {
     Io(io::Error),
 }
 
+/// The components of `dir` as [`Utf8Path::components`] names them. A
+/// relative path on Unix is split at `/` instead (what a touch's directory
+/// always is), which gives the same: the empty segments and the `.` ones
+/// after the first are what `components` drops, without its parsing of
+/// each one (a byte loop: `str::split` calls `memchr` once a segment,
+/// which costs more than the segment on a path's short ones).
+fn components(dir: &Utf8Path) -> impl Iterator<Item = &str> {
+    let text = dir.as_str();
+    let mut by_components = (!cfg!(unix) || text.starts_with('/')).then(|| dir.components());
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if let Some(components) = &mut by_components {
+            return components.next().map(|component| component.as_str());
+        }
+        while at <= text.len() {
+            let rest = &text[at..];
+            let len = rest.bytes().position(|b| b == b'/').unwrap_or(rest.len());
+            let (segment, first) = (&rest[..len], at == 0);
+            at += len + 1;
+            if !segment.is_empty() && (first || segment != ".") {
+                return Some(segment);
+            }
+        }
+        None
+    })
+}
+
+/// `subject` with the `/` a directory's subject ends with (but the root's,
+/// which is empty).
+fn with_slash(mut subject: String, names_dir: bool) -> String {
+    if names_dir && !subject.is_empty() {
+        subject.push('/');
+    }
+    subject
+}
+
 /// Decides whether `path` really is inside `boundary` (itself canonical):
 /// its real path when it is, by whole segments after every link is
 /// followed; the reason it is not read otherwise.
@@ -149,11 +185,11 @@ impl Engine {
         stamps.push(None);
         let mut lex = String::with_capacity(dir_rel.as_str().len());
         let mut plain = true; // no symlink so far: real == root.join(lex)
-        for component in dir_rel.components() {
+        for component in components(dir_rel) {
             if !lex.is_empty() {
                 lex.push('/');
             }
-            lex.push_str(component.as_str());
+            lex.push_str(component);
             let cached = state
                 .levels
                 .get_key_value(lex.as_str())
@@ -259,7 +295,15 @@ impl Engine {
 
     /// The touched path as scope globs see it: root-relative, `/`-separated,
     /// through resolved symlinks, with a trailing `/` for a directory.
-    pub(super) fn subject(&self, rel: &Utf8Path, names_dir: bool, levels: &[ChainLevel]) -> String {
+    /// `shown` is `rel` as [`slash`] gives it (the trigger a discovery
+    /// reports), which is the subject when no link is on the way.
+    pub(super) fn subject(
+        &self,
+        rel: &Utf8Path,
+        shown: &str,
+        names_dir: bool,
+        levels: &[ChainLevel],
+    ) -> String {
         // The deepest level that is inside tells where the path really is.
         let deepest = levels
             .iter()
@@ -271,6 +315,12 @@ impl Engine {
         }) = deepest
         {
             let base = relative_to(Utf8Path::new(&**real), &self.root);
+            if base.is_some_and(|base| base.as_str() == &**lex) {
+                // No link on the way: the path is where it is named.
+                let mut subject = String::with_capacity(shown.len() + 1);
+                subject.push_str(shown);
+                return with_slash(subject, names_dir);
+            }
             let rest =
                 relative_to(rel, Utf8Path::new(&**lex)).or_else(|| lex.is_empty().then_some(rel));
             // `base` pushed then `rest`, in one allocation.
@@ -282,11 +332,7 @@ impl Engine {
         } else {
             rel.to_owned()
         };
-        let mut out = slash(&subject);
-        if names_dir && !out.is_empty() {
-            out.push('/');
-        }
-        out
+        with_slash(slash(&subject), names_dir)
     }
 }
 
@@ -379,6 +425,28 @@ pub(super) mod tests {
         }
     }
 
+    /// Every path of up to 7 characters over `a`, `.` and `/` (relative
+    /// and absolute, tidy or not): split at `/`, the chain's directory
+    /// has the components `Utf8Path::components` names.
+    #[test]
+    fn a_directory_is_split_into_the_components_std_names() {
+        let mut paths = vec![String::new()];
+        let mut all = Vec::new();
+        for _ in 0..7 {
+            paths = paths
+                .iter()
+                .flat_map(|p| ["a", ".", "/"].map(|c| format!("{p}{c}")))
+                .collect();
+            all.extend(paths.iter().cloned());
+        }
+        all.push(String::new());
+        for path in &all {
+            let dir = Utf8Path::new(path);
+            let std: Vec<&str> = dir.components().map(|c| c.as_str()).collect();
+            assert_eq!(components(dir).collect::<Vec<_>>(), std, "{path:?}");
+        }
+    }
+
     #[test]
     fn a_plain_path_is_inside_at_every_level() {
         let tree = Tree::new(&["proj/src/ui"]);
@@ -452,12 +520,17 @@ pub(super) mod tests {
             .resolve_chain(&mut state, Utf8Path::new("ui-link"));
         // Scopes see the real place, not the link's name.
         assert_eq!(
-            tree.engine
-                .subject(Utf8Path::new("ui-link/Footer.tsx"), false, &levels),
+            tree.engine.subject(
+                Utf8Path::new("ui-link/Footer.tsx"),
+                "ui-link/Footer.tsx",
+                false,
+                &levels
+            ),
             "src/ui/Footer.tsx"
         );
         assert_eq!(
-            tree.engine.subject(Utf8Path::new("ui-link"), true, &levels),
+            tree.engine
+                .subject(Utf8Path::new("ui-link"), "ui-link", true, &levels),
             "src/ui/"
         );
     }

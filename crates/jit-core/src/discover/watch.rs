@@ -203,7 +203,7 @@ impl Engine {
     pub(super) fn lstat_dir(&self, dir: &Arc<str>) -> Option<Seen> {
         match &self.watch {
             Some(watch) => watch.lstat(dir, Some(dir)),
-            None => fs::symlink_metadata(&**dir).ok().map(|m| Seen::of(&m)),
+            None => fs::symlink_metadata(&**dir).as_ref().ok().map(Seen::of),
         }
     }
 
@@ -212,7 +212,7 @@ impl Engine {
     pub(super) fn stat_seen(&self, path: &str) -> Option<Seen> {
         match &self.watch {
             Some(watch) => watch.stat(path),
-            None => fs::metadata(path).ok().map(|m| Seen::of(&m)),
+            None => fs::metadata(path).as_ref().ok().map(Seen::of),
         }
     }
 }
