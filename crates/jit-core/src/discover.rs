@@ -355,7 +355,7 @@ impl Engine {
         // climbs from the link's target (lexically, `src/link/..` would be
         // `src` whatever the link points at).
         let abs = resolve_parents(&join(&cwd, path.as_str()));
-        let Some(rel) = self.locate(&abs) else {
+        let Some(rel) = self.locate_in(&abs) else {
             return self.outside_root(&abs, started);
         };
         let mut discovery = Discovery {
@@ -370,10 +370,15 @@ impl Engine {
         let names_dir = path.as_str().ends_with('/')
             || rel.as_str().is_empty()
             // Asked every time, watch or not: the touched paths of a
-            // session are its source files, too many to remember.
-            || fs::metadata(join(&self.root, rel.as_str())).is_ok_and(|m| m.is_dir());
+            // session are its source files, too many to remember. `abs`
+            // is the path when `rel` was cut from it.
+            || match &rel {
+                Cow::Borrowed(_) => fs::metadata(&abs),
+                Cow::Owned(rel) => fs::metadata(join(&self.root, rel.as_str())),
+            }
+            .is_ok_and(|m| m.is_dir());
         let dir_rel = if names_dir {
-            rel.as_path()
+            &*rel
         } else {
             rel.parent().unwrap_or(Utf8Path::new(""))
         };

@@ -5,6 +5,7 @@
 //! for every rule file and rule folder; nothing resolving outside its
 //! boundary (the project root, or a convention's user folder) is read.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io;
 use std::path::PathBuf;
@@ -143,11 +144,17 @@ impl Engine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn locate(&self, abs: &Utf8Path) -> Option<Utf8PathBuf> {
+        self.locate_in(abs).map(Cow::into_owned)
+    }
+
+    /// [`Engine::locate`], borrowing the relative path from `abs` when it
+    /// names the root directly (a touch needs no copy of it).
+    pub(crate) fn locate_in<'a>(&self, abs: &'a Utf8Path) -> Option<Cow<'a, Utf8Path>> {
         if let Some(rel) = relative_to(abs, &self.root) {
-            return Some(rel.to_owned());
+            return Some(Cow::Borrowed(rel));
         }
         if let Some(rel) = relative_to(abs, &self.given_root) {
-            return Some(rel.to_owned());
+            return Some(Cow::Borrowed(rel));
         }
         // The path may reach the root through a symlink: resolve its deepest
         // existing ancestor and keep the rest lexically.
@@ -161,7 +168,7 @@ impl Engine {
                 for part in rest.iter().rev() {
                     rel.push(part);
                 }
-                return Some(rel);
+                return Some(Cow::Owned(rel));
             }
             rest.push(existing.file_name()?);
             existing = existing.parent()?;

@@ -241,16 +241,18 @@ pub(super) fn first_match(
     Ok(None)
 }
 
-/// `subject` split at `/`, in a vector sized up front (a deep path would
-/// otherwise grow it three or four times). A touch splits its path once
-/// for every scope it decides (see `Subject`).
+/// `subject` split at `/`, in one pass, into a vector with room for a
+/// path [`SEGMENTS`] deep (it grows past that). A touch splits its path
+/// once for every scope it decides (see `Subject`).
 pub(super) fn segments(subject: &str) -> Vec<&[u8]> {
-    let bytes = subject.as_bytes();
-    let separators = bytes.iter().filter(|&&b| b == b'/').count();
-    let mut segments = Vec::with_capacity(separators + 1);
-    segments.extend(bytes.split(|&b| b == b'/'));
+    let mut segments = Vec::with_capacity(SEGMENTS);
+    segments.extend(subject.as_bytes().split(|&b| b == b'/'));
     segments
 }
+
+/// The segments [`segments`] has room for up front: deeper than almost
+/// every real path, small enough not to matter.
+const SEGMENTS: usize = 16;
 
 /// Whether the segment parts of `run` match the first segments of
 /// `segments`, one each.
@@ -341,7 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn a_subject_is_split_once_into_a_vector_of_its_size() {
+    fn a_subject_is_split_once_at_each_slash() {
         for (subject, expected) in [
             ("", vec![&b""[..]]),
             ("a", vec![b"a"]),
@@ -351,8 +353,10 @@ mod tests {
         ] {
             let segments = segments(subject);
             assert_eq!(segments, expected, "{subject:?}");
-            assert_eq!(segments.capacity(), segments.len(), "{subject:?}");
+            assert_eq!(segments.capacity(), SEGMENTS, "{subject:?}");
         }
+        let deep = ["a"; 40].join("/");
+        assert_eq!(segments(&deep), vec![&b"a"[..]; 40]);
     }
 
     /// Literal segments and a `*` before literal text are compared as
