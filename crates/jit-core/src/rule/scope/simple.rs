@@ -465,5 +465,15 @@ mod tests {
         assert_eq!(glob.matches(&segments, &mut steps), Ok(true));
         let mut steps = needed - 1;
         assert_eq!(glob.matches(&segments, &mut steps), Err(OutOfSteps));
+
+        // A segment walked piece by piece: a step per byte visited, and one
+        // per return to the last `*` (here one, from `x` to `a`).
+        let glob = SimpleGlob::new("*a?").unwrap();
+        let segments: Vec<&[u8]> = vec![b"xab"];
+        let mut steps = 4;
+        assert_eq!(glob.matches(&segments, &mut steps), Ok(true));
+        assert_eq!(steps, 0);
+        let mut steps = 3;
+        assert_eq!(glob.matches(&segments, &mut steps), Err(OutOfSteps));
     }
 }
