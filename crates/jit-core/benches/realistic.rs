@@ -38,6 +38,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use std::time::Instant;
 
 use bench_tree::{Spec, Tree};
 use camino::Utf8PathBuf;
@@ -149,8 +150,68 @@ fn main() {
         cold_reads(tree).len()
     );
     divan::main();
+    // divan times each benchmark on its own, minutes apart on a long run;
+    // the warm target is a ratio to a floor, so the two are also timed
+    // interleaved, which spreads a busy machine's noise over both.
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not.
+    let benchmarking = std::env::args().any(|arg| arg == "--bench");
+    let listing = std::env::args().any(|arg| arg == "--list");
+    if benchmarking && !listing {
+        interleaved(tree, 200, 50);
+    }
     // The fixtures sit in statics, which are never dropped.
     bench_tree::remove_scratch();
+}
+
+/// `warm_sibling`, `floor_warm_fresh` and `floor_warm` timed in turn,
+/// `batch` touches or floors each, `rounds` times: the medians of the
+/// three and of each round's ratios.
+fn interleaved(tree: &Tree, rounds: usize, batch: usize) {
+    let engine = Engine::new(&tree.root).unwrap();
+    let mut warm = DiscoveryState::default();
+    engine.discover(&mut warm, &deep(tree), engine.root());
+    let path = sibling(tree);
+    let (dirs, rules) = warm_floor_paths(tree);
+    let extra = fresh_floor_paths(tree, &rules);
+    let per_touch = |started: Instant| started.elapsed().as_secs_f64() * 1e6 / batch as f64;
+    let (mut touch, mut fresh, mut floor) = (vec![], vec![], vec![]);
+    for _ in 0..rounds {
+        // Each touch on its own clone, made before the clock starts, as
+        // in `warm_sibling`; the discoveries are dropped after it stops.
+        let mut states = vec![warm.clone(); batch];
+        let started = Instant::now();
+        let found: Vec<_> = states
+            .iter_mut()
+            .map(|state| engine.discover(state, &path, engine.root()))
+            .collect();
+        touch.push(per_touch(started));
+        drop(divan::black_box(found));
+        let started = Instant::now();
+        for _ in 0..batch {
+            divan::black_box(stat_floor(&dirs, rules.iter().chain(&extra)));
+        }
+        fresh.push(per_touch(started));
+        let started = Instant::now();
+        for _ in 0..batch {
+            divan::black_box(stat_floor(&dirs, &rules));
+        }
+        floor.push(per_touch(started));
+    }
+    let ratios = |over: &[f64]| median(touch.iter().zip(over).map(|(t, f)| t / f).collect());
+    let (fresh_ratio, floor_ratio) = (ratios(&fresh), ratios(&floor));
+    eprintln!(
+        "interleaved medians over {rounds} rounds of {batch}: warm_sibling {:.2} µs, \
+         floor_warm_fresh {:.2} µs (ratio {fresh_ratio:.2}), floor_warm {:.2} µs \
+         (ratio {floor_ratio:.2})",
+        median(touch),
+        median(fresh),
+        median(floor)
+    );
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 /// A new process's first touch: a fresh engine and state discover the deep
@@ -256,20 +317,30 @@ fn watched_engine(tree: &Tree) -> Engine {
 /// The four imported files are not counted.
 #[divan::bench]
 fn floor_warm(bencher: Bencher) {
-    let tree = &fixture().tree;
+    let (dirs, rules) = warm_floor_paths(&fixture().tree);
+    bencher.bench(|| stat_floor(&dirs, &rules));
+}
+
+/// The paths [`floor_warm`] stats: the chain's levels (`lstat`) and its
+/// loaded rules (`stat`).
+fn warm_floor_paths(tree: &Tree) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let dirs = chain_dirs(tree);
     let rules: Vec<PathBuf> = tree.chain_rules.iter().map(|r| tree.root.join(r)).collect();
     assert_eq!((dirs.len(), rules.len()), (9, 8));
-    bencher.bench(|| {
-        let mut ok = 0;
-        for dir in &dirs {
-            ok += usize::from(fs::symlink_metadata(dir).is_ok());
-        }
-        for rule in &rules {
-            ok += usize::from(fs::metadata(rule).is_ok());
-        }
-        ok
-    });
+    (dirs, rules)
+}
+
+/// One `lstat` of each of `dirs` and one `stat` of each of `files`: how
+/// many succeeded.
+fn stat_floor<'a>(dirs: &[PathBuf], files: impl IntoIterator<Item = &'a PathBuf>) -> usize {
+    let mut ok = 0;
+    for dir in dirs {
+        ok += usize::from(fs::symlink_metadata(dir).is_ok());
+    }
+    for file in files {
+        ok += usize::from(fs::metadata(file).is_ok());
+    }
+    ok
 }
 
 /// The warm floor with what freshness adds on this tree (DESIGN §9: an
@@ -284,11 +355,17 @@ fn floor_warm(bencher: Bencher) {
 #[divan::bench]
 fn floor_warm_fresh(bencher: Bencher) {
     let tree = &fixture().tree;
-    let dirs = chain_dirs(tree);
-    let rules: Vec<PathBuf> = tree.chain_rules.iter().map(|r| tree.root.join(r)).collect();
-    let folders = chain_rule_folders(tree);
+    let (dirs, rules) = warm_floor_paths(tree);
+    let extra = fresh_floor_paths(tree, &rules);
+    bencher.bench(|| stat_floor(&dirs, rules.iter().chain(&extra)));
+}
+
+/// The paths [`floor_warm_fresh`] stats beyond [`floor_warm`]'s: the rule
+/// folders on the chain and their parents, the scoped rules in them that
+/// have not loaded (not in `rules`), and the touched sibling.
+fn fresh_floor_paths(tree: &Tree, rules: &[PathBuf]) -> Vec<PathBuf> {
     let mut extra: Vec<PathBuf> = Vec::new();
-    for folder in &folders {
+    for folder in &chain_rule_folders(tree) {
         extra.extend(folder.parent().map(PathBuf::from));
         extra.push(folder.clone());
         for entry in fs::read_dir(folder).unwrap() {
@@ -299,16 +376,7 @@ fn floor_warm_fresh(bencher: Bencher) {
         }
     }
     extra.push(tree.root.join(&tree.sibling_file));
-    bencher.bench(|| {
-        let mut ok = 0;
-        for dir in &dirs {
-            ok += usize::from(fs::symlink_metadata(dir).is_ok());
-        }
-        for path in rules.iter().chain(&extra) {
-            ok += usize::from(fs::metadata(path).is_ok());
-        }
-        ok
-    });
+    extra
 }
 
 /// The cold floor with listings: per level of the chain (9), one `lstat`
