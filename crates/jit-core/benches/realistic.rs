@@ -26,6 +26,11 @@
 //!   touch can avoid, with one directory listing per level or one probe per
 //!   candidate name per level.
 //!
+//! After the benchmarks, a run with `--bench` prints `warm_sibling`,
+//! `floor_warm_fresh` and `floor_warm` timed interleaved (50 of each in
+//! turn, 200 rounds) and the median of each round's ratios: the warm
+//! target is a ratio, and divan times each side on its own.
+//!
 //! The page cache is warm for every benchmark: "cold" is the engine's
 //! caches, not the disk's.
 #![allow(
