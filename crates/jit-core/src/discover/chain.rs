@@ -567,6 +567,44 @@ pub(super) mod tests {
         );
     }
 
+    /// A level that is a file, named plainly or through a link to a file
+    /// inside or outside the root, ends the walk as missing: it holds no
+    /// rules, and a link to a file outside the root is no outside level
+    /// to report.
+    #[test]
+    fn a_file_where_a_directory_is_named_ends_the_chain() {
+        let tree = Tree::new(&["proj/src"]);
+        fs::write(tree.base.join("proj/src/a.ts"), "").unwrap();
+        fs::write(tree.base.join("elsewhere.txt"), "").unwrap();
+        tree.link("src/a.ts", "proj/inside-file");
+        tree.link("../elsewhere.txt", "proj/outside-file");
+        let mut state = DiscoveryState::default();
+        assert_eq!(
+            tree.chain(&mut state, "src/a.ts/x"),
+            [": inside proj", "src: inside proj/src", "src/a.ts: missing"]
+        );
+        assert_eq!(
+            tree.chain(&mut state, "inside-file/x"),
+            [": inside proj", "inside-file: missing"]
+        );
+        assert_eq!(
+            tree.chain(&mut state, "outside-file/x"),
+            [": inside proj", "outside-file: missing"]
+        );
+        // The same links to directories are levels.
+        fs::create_dir_all(tree.base.join("elsewhere")).unwrap();
+        tree.link("src", "proj/inside-dir");
+        tree.link("../elsewhere", "proj/outside-dir");
+        assert_eq!(
+            tree.chain(&mut state, "inside-dir"),
+            [": inside proj", "inside-dir: inside proj/src"]
+        );
+        assert_eq!(
+            tree.chain(&mut state, "outside-dir"),
+            [": inside proj", "outside-dir: outside elsewhere"]
+        );
+    }
+
     #[test]
     fn a_missing_component_ends_the_chain_until_it_exists() {
         let tree = Tree::new(&["proj/src"]);

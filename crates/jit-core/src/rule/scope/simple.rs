@@ -426,6 +426,12 @@ mod tests {
         check("a/**", "a", false);
         check("**", "", true);
         check("**/", "x/y", true);
+        // A run between two `**` takes its segments: what follows starts
+        // after them, never on them.
+        check("**/x/**/x", "x", false);
+        check("**/x/**/x", "x/x", true);
+        check("**/a/b/**/b", "a/b", false);
+        check("**/a/b/**/b", "a/b/b", true);
         // A line feed is a byte like any other, in every shape.
         check("**/a", "x\ny/a", true);
         check("a/**", "a/x\n", true);
