@@ -579,10 +579,13 @@ pub(super) mod tests {
         tree.link("src/a.ts", "proj/inside-file");
         tree.link("../elsewhere.txt", "proj/outside-file");
         let mut state = DiscoveryState::default();
+        let before = CONTAINED.with(Cell::get);
         assert_eq!(
             tree.chain(&mut state, "src/a.ts/x"),
             [": inside proj", "src: inside proj/src", "src/a.ts: missing"]
         );
+        // A plain file is missing at its `lstat`: no `realpath` for it.
+        assert_eq!(CONTAINED.with(Cell::get), before);
         assert_eq!(
             tree.chain(&mut state, "inside-file/x"),
             [": inside proj", "inside-file: missing"]
