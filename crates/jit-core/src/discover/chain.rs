@@ -586,26 +586,19 @@ pub(super) mod tests {
         );
         // A plain file is missing at its `lstat`: no `realpath` for it.
         assert_eq!(CONTAINED.with(Cell::get), before);
-        assert_eq!(
-            tree.chain(&mut state, "inside-file/x"),
-            [": inside proj", "inside-file: missing"]
-        );
-        assert_eq!(
-            tree.chain(&mut state, "outside-file/x"),
-            [": inside proj", "outside-file: missing"]
-        );
-        // The same links to directories are levels.
+        // The links to files end the walk; the same links to directories
+        // are levels.
         fs::create_dir_all(tree.base.join("elsewhere")).unwrap();
         tree.link("src", "proj/inside-dir");
         tree.link("../elsewhere", "proj/outside-dir");
-        assert_eq!(
-            tree.chain(&mut state, "inside-dir"),
-            [": inside proj", "inside-dir: inside proj/src"]
-        );
-        assert_eq!(
-            tree.chain(&mut state, "outside-dir"),
-            [": inside proj", "outside-dir: outside elsewhere"]
-        );
+        for (dir, level) in [
+            ("inside-file/x", "inside-file: missing"),
+            ("outside-file/x", "outside-file: missing"),
+            ("inside-dir", "inside-dir: inside proj/src"),
+            ("outside-dir", "outside-dir: outside elsewhere"),
+        ] {
+            assert_eq!(tree.chain(&mut state, dir), [": inside proj", level]);
+        }
     }
 
     #[test]
