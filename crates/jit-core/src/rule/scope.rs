@@ -370,24 +370,34 @@ impl SignalList for Vec<String> {
 
 /// The startup matcher: any of the startup signals (a cwd marker ending in
 /// `/`, changed files).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub(crate) struct SignalMatcher<'a, L: SignalList + ?Sized = [String]> {
     signals: &'a L,
+    /// Each signal as a [`Subject`], made on the first decision and kept
+    /// for the next: every scoped rule is matched against the same signals.
+    subjects: OnceCell<Vec<Subject<'a>>>,
 }
 
 impl<'a, L: SignalList + ?Sized> SignalMatcher<'a, L> {
     /// A matcher over startup signals. No signal matches nothing: a missing
     /// signal never means "match everything".
     pub(crate) fn new(signals: &'a L) -> Self {
-        SignalMatcher { signals }
+        SignalMatcher {
+            signals,
+            subjects: OnceCell::new(),
+        }
     }
 }
 
-impl<L: SignalList + ?Sized> ScopeMatcher for SignalMatcher<'_, L> {
+impl<'a, L: SignalList + ?Sized> ScopeMatcher for SignalMatcher<'a, L> {
     fn decide(&self, scope: &CompiledScope) -> ScopeDecision {
-        let signals = self.signals.signals();
-        for signal in signals {
-            if let Some(pattern) = scope.first_match(signal) {
+        let list: &'a L = self.signals;
+        let signals = list.signals();
+        let subjects = self
+            .subjects
+            .get_or_init(|| signals.iter().map(|signal| Subject::new(signal)).collect());
+        for (signal, subject) in signals.iter().zip(subjects) {
+            if let Some(pattern) = scope.first_match_in(subject) {
                 return ScopeDecision {
                     matched: true,
                     detail: format!("signal `{signal}` matches `{pattern}`"),
