@@ -362,12 +362,6 @@ impl SignalList for [String] {
     }
 }
 
-impl SignalList for Vec<String> {
-    fn signals(&self) -> &[String] {
-        self
-    }
-}
-
 /// The startup matcher: any of the startup signals (a cwd marker ending in
 /// `/`, changed files).
 #[derive(Debug)]
@@ -468,7 +462,7 @@ mod tests {
         );
         // No signal matches nothing, never everything.
         assert!(!SignalMatcher::new(&signals[..1]).decide(&scope).matched);
-        assert!(!SignalMatcher::new(&Vec::new()).decide(&scope).matched);
+        assert!(!SignalMatcher::new(&signals[..0]).decide(&scope).matched);
     }
 
     #[test]
