@@ -18,7 +18,11 @@
 //!   no `.claude` folder anywhere). Each startup runs with its walk cache
 //!   filled (the fixture settles two seconds, then walks once), and without
 //!   it (`_no_cache`: `JIT_WALK_CACHE=off`, every directory listed). The
-//!   engine's own `elapsed_us` of each startup is printed too.
+//!   engine's own `elapsed_us` of each startup is printed too. `cached` is
+//!   the scoped tree with git's untracked cache on and written for `-uall`
+//!   (`core.untrackedCache`, `status.showUntrackedFiles=all`, as a large
+//!   repository may set them), so that `git status` and `jit startup` both
+//!   read it, and three untracked files (one in a new directory).
 //! * `process_floor`: `jit --version`, what any fresh process of the binary
 //!   costs, for the two above.
 //!
@@ -53,6 +57,14 @@ use measure::{median, timed_ms};
 
 /// The `--cwd` of `startup_cwd`: a package two levels down, on the chain.
 const CWD: &str = "services/billing";
+
+/// The untracked files of the `cached` variant: one in a tracked directory,
+/// two in a new one.
+const UNTRACKED: [&str; 3] = [
+    "services/billing/notes.md",
+    "new/tool/run.py",
+    "new/tool/lib.py",
+];
 
 struct Repo {
     _dir: tempfile::TempDir,
@@ -92,24 +104,45 @@ fn touch_repo() -> &'static Repo {
     })
 }
 
-/// The 100k tree committed to git, with scoped rules or without any.
+/// The 100k tree committed to git, with scoped rules or without any, or
+/// with scoped rules and git's untracked cache (`cached`).
 fn startup_repo(variant: &str) -> &'static Repo {
     static SCOPED: OnceLock<Repo> = OnceLock::new();
     static UNSCOPED: OnceLock<Repo> = OnceLock::new();
+    static CACHED: OnceLock<Repo> = OnceLock::new();
     let (cell, spec) = match variant {
         "scoped" => (&SCOPED, Spec::monorepo_100k().with_git()),
         "unscoped" => (
             &UNSCOPED,
             Spec::monorepo_100k().with_git().without_scoped_rules(),
         ),
+        "cached" => (&CACHED, Spec::monorepo_100k().with_git()),
         other => panic!("unknown variant {other}"),
     };
     cell.get_or_init(|| {
         let repo = repo(&spec);
+        if variant == "cached" {
+            for (key, value) in [
+                ("core.untrackedCache", "true"),
+                ("status.showUntrackedFiles", "all"),
+            ] {
+                git(&repo, &["config", key, value]);
+            }
+            for file in UNTRACKED {
+                let path = repo.tree.root.join(file);
+                fs::create_dir_all(path.parent().unwrap()).unwrap();
+                fs::write(path, "untracked\n").unwrap();
+            }
+        }
         // Directories changed within two seconds of a walk are not kept in
-        // its cache: let the fresh tree settle, then walk once to fill it
-        // (the `_no_cache` variants walk without it).
+        // its cache (nor in git's, within the second the index is written):
+        // let the fresh tree settle, then walk once to fill it (the
+        // `_no_cache` variants walk without it).
         std::thread::sleep(std::time::Duration::from_millis(2100));
+        if variant == "cached" {
+            // `git status` writes its untracked cache into the index.
+            git(&repo, &["status", "--porcelain"]);
+        }
         let doc = startup_once(&repo, None, true);
         let loaded = doc["loaded"].as_array().unwrap();
         assert!(
@@ -117,6 +150,15 @@ fn startup_repo(variant: &str) -> &'static Repo {
             "{}",
             doc["loaded"]
         );
+        if variant == "cached" {
+            let signals = doc["signals"].as_array().unwrap();
+            for file in UNTRACKED {
+                assert!(
+                    signals.iter().any(|s| s == file),
+                    "{file} not in {signals:?}"
+                );
+            }
+        }
         repo
     })
 }
@@ -159,7 +201,7 @@ fn beside(base: &Path) {
     eprintln!(
         "beside JIT_BENCH_BASE, 30 alternating runs: first touch {touch:.2} ms (base {touch_base:.2} ms)"
     );
-    for variant in ["scoped", "unscoped"] {
+    for variant in ["scoped", "unscoped", "cached"] {
         let repo = startup_repo(variant);
         let homes = [repo.home.clone(), base_home(repo)];
         for cwd in [None, Some(CWD)] {
@@ -210,7 +252,7 @@ fn engine_medians() {
         median(touch)
     );
     let runs = 10;
-    for variant in ["scoped", "unscoped"] {
+    for variant in ["scoped", "unscoped", "cached"] {
         let repo = startup_repo(variant);
         for cwd in [None, Some(CWD)] {
             let times: Vec<u64> = (0..runs)
@@ -321,8 +363,15 @@ fn first_touch_fresh_process(bencher: Bencher) {
 }
 
 /// The variants of the startup benchmarks: with scoped rules or without,
-/// with the walk cache (filled) or without it.
-const VARIANTS: [&str; 4] = ["scoped", "unscoped", "scoped_no_cache", "unscoped_no_cache"];
+/// with the walk cache (filled) or without it, and with git's untracked
+/// cache.
+const VARIANTS: [&str; 5] = [
+    "scoped",
+    "unscoped",
+    "cached",
+    "scoped_no_cache",
+    "unscoped_no_cache",
+];
 
 /// `jit startup` with the session at the root.
 #[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
@@ -340,20 +389,26 @@ fn startup_cwd(bencher: Bencher, variant: &str) {
 
 /// What startup is compared with: `git status --porcelain -z -uall` at the
 /// root, with no system or user git configuration.
-#[divan::bench(args = ["scoped", "unscoped"], sample_count = 10, sample_size = 1)]
+#[divan::bench(args = ["scoped", "unscoped", "cached"], sample_count = 10, sample_size = 1)]
 fn git_status(bencher: Bencher, variant: &str) {
     let repo = startup_repo(variant);
     bencher.bench(|| git_status_once(repo));
 }
 
 fn git_status_once(repo: &Repo) -> usize {
+    git(repo, &["status", "--porcelain", "-z", "-uall"]).len()
+}
+
+/// Runs `git` with `args` in the repository, with no system or user git
+/// configuration; its output.
+fn git(repo: &Repo, args: &[&str]) -> Vec<u8> {
     let out = Command::new("git")
-        .args(["status", "--porcelain", "-z", "-uall"])
+        .args(args)
         .current_dir(&repo.tree.root)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .output()
         .unwrap();
-    assert!(out.status.success());
-    out.stdout.len()
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    out.stdout
 }

@@ -19,6 +19,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! When the index carries git's untracked cache (`core.untrackedCache`,
+//! which `feature.manyFiles` turns on), the untracked files of every
+//! directory unchanged since `git status` wrote it (its `lstat` data, its
+//! `.gitignore` and every one above it, the global ignore files) are read
+//! from the cache, as `git status` reads them, and only the other
+//! directories are walked: one `lstat` per directory instead of reading it.
+//! A cache that cannot be trusted (written in the second of a change, for
+//! other ignore files, with the top directory changed since) is left aside
+//! and the whole worktree walked as without one.
+//!
 //! What it deliberately does not do: it never spawns `git`, never writes to
 //! the repository (not even the refreshed index that `git status` may write),
 //! does not detect renames (both paths of a rename are listed anyway), does
@@ -31,6 +41,7 @@ mod error;
 mod staged;
 mod status;
 mod tracked;
+mod untracked_cache;
 
 pub use error::{Error, ErrorKind};
 pub use jit_base::{Signals, narrow_to_cwd};

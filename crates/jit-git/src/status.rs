@@ -12,6 +12,7 @@ use jit_base::{ChangeSet, ChangeSource};
 
 use crate::error::{Error, ErrorKind};
 use crate::staged::staged_paths;
+use crate::untracked_cache;
 
 /// Lists a worktree's changed files through gix, without spawning `git`.
 ///
@@ -24,6 +25,10 @@ use crate::staged::staged_paths;
 ///
 /// `root` may be the worktree root or any directory inside it; paths are
 /// relative to `root` and only changes inside `root` are listed.
+///
+/// An untracked cache in the index (`core.untrackedCache`) answers for the
+/// directories unchanged since git wrote it; the crate documentation says
+/// when it is trusted.
 ///
 /// By default the user's and the system's git configuration are read, as
 /// `git` itself does (they decide, for example, `core.excludesFile`).
@@ -63,7 +68,7 @@ impl GitChanges {
         let root = canonical_root(root)?;
         let repo = self.open(&root)?;
         let prefix = worktree_prefix(&repo, &root)?;
-        let paths = changed_paths(&repo, &root, &prefix)?;
+        let paths = changed_paths(&repo, &root, &prefix, self.repository_config_only)?;
         Ok(relative_to_prefix(paths, &prefix))
     }
 
@@ -196,7 +201,16 @@ pub(crate) fn worktree_prefix(repo: &gix::Repository, root: &Path) -> Result<BSt
 /// Every path `git status --porcelain -z -uall` would print, repository-relative,
 /// limited to `prefix` (the directory of the worktree that `root` is, or
 /// empty for the whole worktree).
-fn changed_paths(repo: &gix::Repository, root: &Path, prefix: &[u8]) -> Result<Changed, Error> {
+///
+/// When the index has an untracked cache that still holds for the
+/// directories under `prefix` ([`untracked_cache`]), their untracked files
+/// come from it and only the directories it cannot vouch for are walked.
+fn changed_paths(
+    repo: &gix::Repository,
+    root: &Path,
+    prefix: &[u8],
+    repository_config_only: bool,
+) -> Result<Changed, Error> {
     let git_error = |err: gix::Error| {
         let message = format!(
             "cannot read the git status of {}: {}",
@@ -208,61 +222,23 @@ fn changed_paths(repo: &gix::Repository, root: &Path, prefix: &[u8]) -> Result<C
     let index = repo.index_or_empty().map_err(git_error)?;
     let head_tree = repo.head_tree_id_or_empty().map_err(git_error)?.detach();
 
-    let status = repo
-        .status(gix::progress::Discard)
-        .map_err(git_error)?
-        // Each untracked file on its own: `-uall`, never a collapsed directory.
-        .untracked_files(UntrackedFiles::Files)
-        // Rename detection only pairs paths that are listed anyway (a rename
-        // is a deletion plus an addition), so the set of paths is the same
-        // without it, and it costs content comparisons.
-        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
-        .index_worktree_rewrites(None)
-        .dirwalk_options(|options| options.emit_ignored(None).emit_empty_directories(false));
-
     // A project root below the worktree root limits the walk to its
-    // subtree, which matters in a large monorepo. `top` makes the pattern
-    // relative to the worktree root rather than to the process's current
-    // directory, and `literal` keeps `*`, `?` and `[` in names literal.
+    // subtree, which matters in a large monorepo.
     let patterns: Vec<BString> = if prefix.is_empty() {
         Vec::new()
     } else {
-        let mut pattern = BString::from(":(top,literal)");
-        pattern.extend_from_slice(prefix);
-        vec![pattern]
+        vec![literal_pattern(prefix)]
     };
 
     let mut changed = Changed::default();
-    let outcome = if index.is_sparse() {
-        // A sparse index holds whole directories as entries, which the
-        // cached-tree comparison does not handle: gix compares all of HEAD.
-        let mut iter = status.into_iter(patterns).map_err(git_error)?;
-        for item in iter.by_ref() {
-            match item.map_err(git_error)? {
-                gix::status::Item::TreeIndex(change) => {
-                    let (location, source) = change_locations(&change);
-                    changed.paths.insert(location.to_owned());
-                    if let Some(source) = source {
-                        changed.paths.insert(source.to_owned());
-                    }
-                }
-                gix::status::Item::IndexWorktree(item) => changed.add_worktree_item(item),
-            }
-        }
-        iter.outcome_mut().map(|outcome| dirwalk_errors(outcome))
+    let errors = if index.is_sparse() {
+        sparse_status(repo, patterns, &mut changed)
     } else {
-        // gix checks the worktree on its own threads while the staged
-        // changes are computed here.
-        let mut iter = status
-            .into_index_worktree_iter(patterns)
-            .map_err(git_error)?;
-        staged_paths(repo, &index, head_tree, &mut changed.paths).map_err(git_error)?;
-        for item in iter.by_ref() {
-            changed.add_worktree_item(item.map_err(git_error)?);
-        }
-        iter.outcome_mut().map(|outcome| dirwalk_errors(outcome))
-    };
-    let errors = outcome.unwrap_or(0);
+        let excludes_file = excludes_file(repo, repository_config_only);
+        let cached = untracked_cache::listing(repo, &index, prefix, excludes_file.as_deref());
+        worktree_status(repo, &index, head_tree, patterns, cached, &mut changed)
+    }
+    .map_err(git_error)?;
     if errors > 0 {
         changed.diagnostics.push(format!(
             "{errors} directories under {} could not be read; untracked files in them are not listed",
@@ -270,6 +246,132 @@ fn changed_paths(repo: &gix::Repository, root: &Path, prefix: &[u8]) -> Result<C
         ));
     }
     Ok(changed)
+}
+
+/// The status of a sparse index into `changed`; how many directories could
+/// not be read. A sparse index holds whole directories as entries, which
+/// the cached-tree comparison does not handle: gix compares all of HEAD.
+fn sparse_status(
+    repo: &gix::Repository,
+    patterns: Vec<BString>,
+    changed: &mut Changed,
+) -> Result<u32, gix::Error> {
+    let mut iter = platform(repo, UntrackedFiles::Files)?.into_iter(patterns)?;
+    for item in iter.by_ref() {
+        match item? {
+            gix::status::Item::TreeIndex(change) => {
+                let (location, source) = change_locations(&change);
+                changed.paths.insert(location.to_owned());
+                if let Some(source) = source {
+                    changed.paths.insert(source.to_owned());
+                }
+            }
+            gix::status::Item::IndexWorktree(item) => changed.add_worktree_item(item),
+        }
+    }
+    Ok(iter
+        .outcome_mut()
+        .map_or(0, |outcome| dirwalk_errors(outcome)))
+}
+
+/// The status of a whole index into `changed`, its untracked files from
+/// the untracked cache's `cached` listing when there is one; how many
+/// directories could not be read.
+fn worktree_status(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    head_tree: gix::ObjectId,
+    patterns: Vec<BString>,
+    cached: Option<untracked_cache::Listing>,
+    changed: &mut Changed,
+) -> Result<u32, gix::Error> {
+    let untracked = if cached.is_some() {
+        UntrackedFiles::None
+    } else {
+        UntrackedFiles::Files
+    };
+    // gix checks the worktree on its own threads while the staged changes
+    // are computed here.
+    let mut iter = platform(repo, untracked)?.into_index_worktree_iter(patterns)?;
+    staged_paths(repo, index, head_tree, &mut changed.paths)?;
+    for item in iter.by_ref() {
+        changed.add_worktree_item(item?);
+    }
+    let mut errors = iter
+        .outcome_mut()
+        .map_or(0, |outcome| dirwalk_errors(outcome));
+    let Some(cached) = cached else {
+        return Ok(errors);
+    };
+    changed.paths.extend(cached.files);
+    if !cached.walk.is_empty() {
+        // The directories the cache cannot vouch for, walked whole; their
+        // tracked files are checked again, which only repeats answers
+        // already in the set.
+        let patterns: Vec<BString> = cached.walk.iter().map(|dir| literal_pattern(dir)).collect();
+        let mut iter = platform(repo, UntrackedFiles::Files)?.into_index_worktree_iter(patterns)?;
+        for item in iter.by_ref() {
+            changed.add_worktree_item(item?);
+        }
+        errors += iter
+            .outcome_mut()
+            .map_or(0, |outcome| dirwalk_errors(outcome));
+    }
+    Ok(errors)
+}
+
+/// The status as `git status --porcelain -z -uall` reports it, with
+/// untracked files listed as `untracked` says.
+fn platform(
+    repo: &gix::Repository,
+    untracked: UntrackedFiles,
+) -> Result<gix::status::Platform<'_, gix::progress::Discard>, gix::Error> {
+    Ok(repo
+        .status(gix::progress::Discard)?
+        // `Files`: each untracked file on its own (`-uall`), never a
+        // collapsed directory.
+        .untracked_files(untracked)
+        // Rename detection only pairs paths that are listed anyway (a rename
+        // is a deletion plus an addition), so the set of paths is the same
+        // without it, and it costs content comparisons.
+        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
+        .index_worktree_rewrites(None)
+        .dirwalk_options(|options| options.emit_ignored(None).emit_empty_directories(false)))
+}
+
+/// A pathspec for the directory `dir` (worktree-relative) and everything in
+/// it. `top` makes it relative to the worktree root rather than to the
+/// process's current directory, and `literal` keeps `*`, `?` and `[` in
+/// names literal.
+fn literal_pattern(dir: &[u8]) -> BString {
+    let mut pattern = BString::from(":(top,literal)");
+    pattern.extend_from_slice(dir);
+    pattern
+}
+
+/// The global ignore file the status applies: `core.excludesFile`, else
+/// `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`) as git reads it,
+/// none when only the repository's own configuration is read.
+fn excludes_file(repo: &gix::Repository, repository_config_only: bool) -> Option<PathBuf> {
+    let configured = repo
+        .config_snapshot()
+        .trusted_path("core.excludesFile")
+        .ok()
+        .flatten();
+    if let Some(path) = configured {
+        return Some(match repo.workdir() {
+            Some(workdir) if path.is_relative() => workdir.join(path),
+            _ => path,
+        });
+    }
+    if repository_config_only {
+        return None;
+    }
+    let config_home = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(config_home.join("git").join("ignore"))
 }
 
 /// How many directories the untracked-file walk could not read.

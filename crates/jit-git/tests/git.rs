@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use jit_base::ChangeSet;
@@ -152,6 +153,33 @@ fn check(repo: &Repo, expected: &[&str]) {
     let ours: Vec<&str> = ours.files.iter().map(|file| file.as_str()).collect();
     assert_eq!(ours, git, "gix disagrees with git");
     assert_eq!(repo.changes("").diagnostics, Vec::<String>::new());
+
+    // Again with the index's untracked cache written by git, its
+    // directories dated back so that it is trusted: the answer read
+    // through it is the same. (The cache stays on for the test's later
+    // checks, whose changes it must then notice.)
+    repo.git(&["config", "core.untrackedCache", "true"]);
+    backdate(repo.root(), SystemTime::now() - Duration::from_secs(60));
+    repo.git(&["status", "--porcelain"]);
+    let ours = repo.changes("");
+    let ours: Vec<&str> = ours.files.iter().map(|file| file.as_str()).collect();
+    assert_eq!(
+        ours, git,
+        "the untracked cache leads to another answer than git's"
+    );
+}
+
+/// Sets the modification time of `dir` and every directory below it (git
+/// directories aside) to `time`.
+fn backdate(dir: &Path, time: SystemTime) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() && entry.file_name() != ".git" {
+            backdate(&entry.path(), time);
+        }
+    }
+    let times = std::fs::FileTimes::new().set_modified(time);
+    std::fs::File::open(dir).unwrap().set_times(times).unwrap();
 }
 
 #[test]

@@ -1,0 +1,410 @@
+//! The untracked cache against `git` itself: repositories whose cache `git
+//! status` wrote, changed in the ways that must (or must not) send a
+//! directory back to the walk, each answer compared with `git status
+//! --porcelain -z -uall`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "tests fail loudly on broken fixtures"
+)]
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use gix::bstr::BString;
+
+use super::{Listing, MOST_WALKS, listing};
+use crate::GitChanges;
+
+/// A throwaway repository with a throwaway `HOME` for the `git` it runs.
+struct Repo {
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Repo {
+    /// A repository with `files` committed.
+    fn with_commit(files: &[&str]) -> Repo {
+        let repo = Repo {
+            dir: tempfile::tempdir().unwrap(),
+            home: tempfile::tempdir().unwrap(),
+        };
+        repo.git(&["init", "-q", "-b", "main"]);
+        for (key, value) in [
+            ("user.name", "Test"),
+            ("user.email", "test@example.invalid"),
+            ("commit.gpgsign", "false"),
+            ("core.untrackedCache", "true"),
+        ] {
+            repo.git(&["config", key, value]);
+        }
+        for file in files {
+            repo.write(file, &format!("content of {file}\n"));
+        }
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "--allow-empty", "-m", "initial"]);
+        repo
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs `git` in the repository with no system or global configuration.
+    fn git(&self, args: &[&str]) -> Vec<u8> {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(self.root())
+            .env("HOME", self.home.path())
+            .env("XDG_CONFIG_HOME", self.home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        let path = self.root().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Dates every directory of the worktree a minute back, so that none
+    /// was changed in the second the index is written (git's racy rule),
+    /// then lets `git status` (with `args`) write its untracked cache.
+    fn cache(&self, args: &[&str]) {
+        let past = SystemTime::now() - Duration::from_secs(60);
+        backdate(self.root(), past);
+        let mut status = args.to_vec();
+        status.extend(["status", "--porcelain"]);
+        self.git(&status);
+    }
+
+    /// What the cache tells about the worktree below `prefix`.
+    fn listing(&self, prefix: &str) -> Option<Listing> {
+        let repo = GitChanges::new()
+            .repository_config_only()
+            .open(self.root())
+            .unwrap();
+        let index = repo.index_or_empty().unwrap();
+        listing(&repo, &index, prefix.as_bytes(), None)
+    }
+
+    /// Every path `git status --porcelain -z -uall` prints (renames aside),
+    /// sorted; git runs without optional locks, so it leaves the cache as
+    /// it was.
+    fn porcelain(&self) -> Vec<String> {
+        let out = self.git(&[
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "-z",
+            "-uall",
+        ]);
+        let mut paths: Vec<String> = out
+            .split(|&b| b == 0)
+            .filter(|record| !record.is_empty())
+            .map(|record| String::from_utf8(record[3..].to_vec()).unwrap())
+            .collect();
+        paths.sort();
+        paths
+    }
+
+    /// Asserts that the status read through the cache lists what git does.
+    #[track_caller]
+    fn check(&self, expected: &[&str]) {
+        assert_eq!(
+            self.porcelain(),
+            expected,
+            "git itself lists something else"
+        );
+        let ours = GitChanges::new()
+            .repository_config_only()
+            .changes(self.root())
+            .unwrap();
+        let ours: Vec<&str> = ours.files.iter().map(|file| file.as_str()).collect();
+        assert_eq!(
+            ours, expected,
+            "the status through the cache disagrees with git"
+        );
+    }
+}
+
+/// Sets the modification time of `dir` and every directory below it (the
+/// git directory aside) to `time`.
+fn backdate(dir: &Path, time: SystemTime) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() && entry.file_name() != ".git" {
+            backdate(&entry.path(), time);
+        }
+    }
+    let times = std::fs::FileTimes::new().set_modified(time);
+    std::fs::File::open(dir).unwrap().set_times(times).unwrap();
+}
+
+fn listed(files: &[&str], walk: &[&str]) -> Option<Listing> {
+    let owned = |paths: &[&str]| paths.iter().map(|p| BString::from(*p)).collect::<Vec<_>>();
+    Some(Listing {
+        files: owned(files),
+        walk: owned(walk),
+    })
+}
+
+/// Sorted, for comparing with [`listed`].
+fn sorted(listing: Option<Listing>) -> Option<Listing> {
+    listing.map(|mut listing| {
+        listing.files.sort();
+        listing.walk.sort();
+        listing
+    })
+}
+
+/// The fixture most cases start from: tracked files in three levels, an
+/// untracked file in a tracked directory, an untracked directory, ignored
+/// files beside a `.gitignore`.
+fn fixture() -> Repo {
+    let repo = Repo::with_commit(&[
+        "README.md",
+        "src/lib.rs",
+        "src/ui/Badge.tsx",
+        "docs/guide.md",
+        "docs/.gitignore",
+    ]);
+    repo.write("docs/.gitignore", "*.tmp\n");
+    repo.git(&["commit", "-qam", "ignore"]);
+    repo.write("src/ui/New.tsx", "new\n");
+    repo.write("docs/draft.tmp", "ignored\n");
+    repo.write("tools/gen/run.py", "print()\n");
+    repo.write("tools/gen/lib/util.py", "pass\n");
+    repo
+}
+
+const FIXTURE_STATUS: [&str; 3] = [
+    "src/ui/New.tsx",
+    "tools/gen/lib/util.py",
+    "tools/gen/run.py",
+];
+
+#[test]
+fn an_unchanged_worktree_is_listed_from_the_cache() {
+    let repo = fixture();
+    repo.cache(&[]);
+    // `git status` collapses the untracked directory to `tools/`: it is
+    // walked, so that its files are listed one by one.
+    assert_eq!(
+        sorted(repo.listing("")),
+        listed(&["src/ui/New.tsx"], &["tools"])
+    );
+    repo.check(&FIXTURE_STATUS);
+}
+
+#[test]
+fn a_cache_written_for_every_file_lists_new_directories_file_by_file() {
+    let repo = fixture();
+    repo.cache(&["-c", "status.showUntrackedFiles=all"]);
+    assert_eq!(sorted(repo.listing("")), listed(&FIXTURE_STATUS, &[]));
+    repo.check(&FIXTURE_STATUS);
+}
+
+#[test]
+fn a_directory_changed_since_is_walked_whole() {
+    let repo = fixture();
+    repo.cache(&[]);
+    repo.write("src/ui/Other.tsx", "x\n");
+    assert_eq!(sorted(repo.listing("")), listed(&[], &["src/ui", "tools"]));
+    repo.check(&[
+        "src/ui/New.tsx",
+        "src/ui/Other.tsx",
+        "tools/gen/lib/util.py",
+        "tools/gen/run.py",
+    ]);
+}
+
+#[test]
+fn a_gitignore_changed_in_place_sends_its_directory_back_to_the_walk() {
+    let repo = fixture();
+    repo.cache(&[]);
+    // The same file rewritten: the directory's own data does not change.
+    repo.write("docs/.gitignore", "*.md\n");
+    assert_eq!(
+        sorted(repo.listing("")),
+        listed(&["src/ui/New.tsx"], &["docs", "tools"])
+    );
+    repo.check(&[
+        "docs/.gitignore",
+        "docs/draft.tmp",
+        "src/ui/New.tsx",
+        "tools/gen/lib/util.py",
+        "tools/gen/run.py",
+    ]);
+}
+
+#[test]
+fn a_changed_global_ignore_file_or_top_directory_leaves_the_cache_unused() {
+    let repo = fixture();
+    repo.cache(&[]);
+    repo.write(".git/info/exclude", "*.py\n");
+    assert_eq!(repo.listing(""), None);
+    repo.check(&["src/ui/New.tsx"]);
+
+    let repo = fixture();
+    repo.cache(&[]);
+    repo.write("TOP.md", "new at the top\n");
+    assert_eq!(repo.listing(""), None);
+    let mut expected = vec!["TOP.md"];
+    expected.extend(FIXTURE_STATUS);
+    repo.check(&expected);
+}
+
+#[test]
+fn a_cache_written_in_the_second_of_a_change_is_not_trusted() {
+    let repo = fixture();
+    // No backdating: every directory was changed in the second the index
+    // is written, and could have changed again in it unseen.
+    repo.git(&["status", "--porcelain"]);
+    assert_eq!(repo.listing(""), None);
+    repo.check(&FIXTURE_STATUS);
+}
+
+#[test]
+fn no_cache_no_listing() {
+    let repo = fixture();
+    repo.git(&["config", "core.untrackedCache", "false"]);
+    repo.cache(&[]);
+    assert_eq!(repo.listing(""), None);
+}
+
+#[test]
+fn a_project_below_the_worktree_root_reads_its_own_subtree() {
+    let repo = fixture();
+    repo.write(".gitignore", "*.log\n");
+    repo.cache(&[]);
+    assert_eq!(
+        sorted(repo.listing("src")),
+        listed(&["src/ui/New.tsx"], &[])
+    );
+    assert_eq!(
+        sorted(repo.listing("src/ui")),
+        listed(&["src/ui/New.tsx"], &[])
+    );
+    // A directory the cache has no record of: nothing to answer from.
+    assert_eq!(repo.listing("nowhere"), None);
+    // A `.gitignore` above the prefix rewritten in place (the directory
+    // holding it unchanged) changes what is ignored in it.
+    repo.write(".gitignore", "New.tsx\n");
+    let top = std::fs::metadata(repo.root()).unwrap().modified().unwrap();
+    assert!(top < SystemTime::now() - Duration::from_secs(30));
+    assert_eq!(repo.listing("src"), None);
+}
+
+#[test]
+fn an_untracked_nested_repository_is_walked_and_listed_as_a_directory() {
+    let repo = fixture();
+    repo.git(&["init", "-q", "vendor/lib"]);
+    repo.write("vendor/lib/inner.rs", "x\n");
+    repo.cache(&[]);
+    let listing = sorted(repo.listing("")).unwrap();
+    assert!(
+        listing.walk.contains(&BString::from("vendor")),
+        "{listing:?}"
+    );
+    let mut expected = FIXTURE_STATUS.to_vec();
+    expected.push("vendor/lib/");
+    repo.check(&expected);
+}
+
+#[test]
+fn a_directory_of_ignored_files_only_is_answered_from_the_cache() {
+    let repo = fixture();
+    repo.write("build/out.tmp", "ignored\n");
+    repo.write(".git/info/exclude", "*.tmp\n");
+    repo.cache(&[]);
+    assert_eq!(
+        sorted(repo.listing("")),
+        listed(&["src/ui/New.tsx"], &["tools"])
+    );
+    repo.check(&FIXTURE_STATUS);
+}
+
+#[test]
+fn more_changed_directories_than_pathspecs_are_worth_is_the_whole_walk() {
+    let files: Vec<String> = (0..=MOST_WALKS).map(|n| format!("d{n}/f.rs")).collect();
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let repo = Repo::with_commit(&files);
+    repo.cache(&[]);
+    for n in 0..MOST_WALKS {
+        repo.write(&format!("d{n}/new.rs"), "x\n");
+    }
+    assert_eq!(repo.listing("").unwrap().walk.len(), MOST_WALKS);
+    repo.write(&format!("d{MOST_WALKS}/new.rs"), "x\n");
+    assert_eq!(repo.listing(""), None);
+    let expected: Vec<String> = (0..=MOST_WALKS).map(|n| format!("d{n}/new.rs")).collect();
+    let mut expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    expected.sort_unstable();
+    repo.check(&expected);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_global_ignore_file_swapped_for_a_fifo_is_not_waited_for() {
+    let repo = fixture();
+    repo.cache(&[]);
+    let exclude = repo.root().join(".git/info/exclude");
+    std::fs::remove_file(&exclude).unwrap();
+    let made = Command::new("mkfifo").arg(&exclude).status().unwrap();
+    assert!(made.success());
+    // git recorded a file's text; a FIFO has none to compare (and opening
+    // it to read would wait for a writer that never comes).
+    assert_eq!(repo.listing(""), None);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_global_ignore_file_is_followed_through_a_link() {
+    let repo = fixture();
+    let target = repo.home.path().join("ignore-target");
+    std::fs::write(&target, "*.py\n").unwrap();
+    let link = repo.home.path().join("ignore");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    repo.git(&["config", "core.excludesFile", link.to_str().unwrap()]);
+    repo.cache(&[]);
+    let configured = |repo: &Repo| {
+        let opened = GitChanges::new()
+            .repository_config_only()
+            .open(repo.root())
+            .unwrap();
+        let index = opened.index_or_empty().unwrap();
+        listing(&opened, &index, b"", Some(&link))
+    };
+    // `tools/` holds only ignored files now: git did not list it.
+    assert_eq!(sorted(configured(&repo)), listed(&["src/ui/New.tsx"], &[]));
+    repo.check(&["src/ui/New.tsx"]);
+    std::fs::write(&target, "*.tsx\n").unwrap();
+    assert_eq!(configured(&repo), None);
+}
+
+#[test]
+fn a_gitignore_too_long_to_compare_is_taken_as_changed() {
+    let repo = fixture();
+    let mut long = "*.tmp\n".to_owned();
+    long.push_str(&"# padding\n".repeat((super::IGNORE_FILE_CAP / 10) as usize + 1));
+    repo.write("docs/.gitignore", &long);
+    repo.git(&["commit", "-qam", "a long ignore file"]);
+    repo.cache(&[]);
+    assert_eq!(
+        sorted(repo.listing("")),
+        listed(&["src/ui/New.tsx"], &["docs", "tools"])
+    );
+    repo.check(&FIXTURE_STATUS);
+}
