@@ -1,6 +1,7 @@
 //! The changed files of a worktree, read through gix: the equivalent of `git status --porcelain -z -uall`.
 
 use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -349,28 +350,37 @@ fn literal_pattern(dir: &[u8]) -> BString {
     pattern
 }
 
-/// The global ignore file the status applies: `core.excludesFile`, else
-/// `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`) as git reads it,
-/// none when only the repository's own configuration is read.
-fn excludes_file(repo: &gix::Repository, repository_config_only: bool) -> Option<PathBuf> {
+/// The global ignore file the status applies: `core.excludesFile` (a
+/// relative path taken from the worktree's top, as git takes it), else
+/// [`default_excludes_file`] unless only the repository's own
+/// configuration is read.
+pub(crate) fn excludes_file(
+    repo: &gix::Repository,
+    repository_config_only: bool,
+) -> Option<PathBuf> {
     let configured = repo
         .config_snapshot()
         .trusted_path("core.excludesFile")
         .ok()
         .flatten();
-    if let Some(path) = configured {
-        return Some(match repo.workdir() {
+    match configured {
+        Some(path) => Some(match repo.workdir() {
             Some(workdir) if path.is_relative() => workdir.join(path),
             _ => path,
-        });
+        }),
+        None if repository_config_only => None,
+        None => default_excludes_file(|name| std::env::var_os(name)),
     }
-    if repository_config_only {
-        return None;
-    }
-    let config_home = std::env::var_os("XDG_CONFIG_HOME")
+}
+
+/// git's global ignore file when `core.excludesFile` is not set:
+/// `$XDG_CONFIG_HOME/git/ignore`, else `$HOME/.config/git/ignore`, with
+/// the environment read through `var`.
+pub(crate) fn default_excludes_file(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let config_home = var("XDG_CONFIG_HOME")
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+        .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".config")))?;
     Some(config_home.join("git").join("ignore"))
 }
 

@@ -269,9 +269,10 @@ fn join(parent: &BStr, name: &[u8]) -> BString {
     path
 }
 
-/// A name a directory can hold: not empty, not `.` or `..`, no `/` or NUL.
+/// A name a directory can hold: not empty, not `.` or `..`, no `/` (the
+/// cache's names end at a NUL, so none holds one).
 fn is_plain_name(name: &[u8]) -> bool {
-    !name.is_empty() && name != b"." && name != b".." && !name.contains(&b'/') && !name.contains(&0)
+    !name.is_empty() && name != b"." && name != b".." && !name.contains(&b'/')
 }
 
 /// The most of an ignore file read to compare it with the cache's record;
@@ -287,7 +288,8 @@ const IGNORE_FILE_CAP: u64 = 1 << 20;
 /// newline, which changes no pattern. A directory's `.gitignore` is not
 /// followed when it is a link (git does not follow it either); the global
 /// ignore files are (`follow`). The file is opened without blocking (a
-/// FIFO does not stall the start) and read up to [`IGNORE_FILE_CAP`].
+/// FIFO does not stall the start) and read up to [`IGNORE_FILE_CAP`]: a
+/// longer one counts as changed.
 fn same_text(
     path: &Path,
     recorded: Option<gix::ObjectId>,
@@ -313,9 +315,10 @@ fn same_text(
     let Some(recorded) = recorded else {
         return false;
     };
-    let mut text = match jit_base::read_capped(file, meta.len(), IGNORE_FILE_CAP) {
-        Ok(text) if text.len() as u64 <= IGNORE_FILE_CAP => text,
-        _ => return false,
+    // Over the cap, the text read is a part of the file, whose hash is not
+    // the whole file's: the file counts as changed.
+    let Ok(mut text) = jit_base::read_capped(file, meta.len(), IGNORE_FILE_CAP) else {
+        return false;
     };
     let blob = |text: &[u8]| gix::objs::compute_hash(hash, gix::objs::Kind::Blob, text).ok();
     if blob(&text) == Some(recorded) {

@@ -408,3 +408,121 @@ fn a_gitignore_too_long_to_compare_is_taken_as_changed() {
     );
     repo.check(&FIXTURE_STATUS);
 }
+
+/// Rewrites, in place, bytes of the index's untracked cache extension:
+/// `old` (found after `from`, once) becomes `new`, of the same length. The
+/// index's checksum goes stale, which the status does not check (as `git
+/// status` does not).
+fn patch_cache(repo: &Repo, from: &[u8], old: &[u8], new: &[u8]) {
+    assert_eq!(old.len(), new.len());
+    let path = repo.root().join(".git/index");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+    let untr = find(&bytes, b"UNTR").expect("an untracked cache");
+    let start = if from.is_empty() {
+        untr
+    } else {
+        untr + find(&bytes[untr..], from).expect("the anchor")
+    };
+    let at = start + find(&bytes[start..], old).expect("the bytes to patch");
+    bytes[at..at + old.len()].copy_from_slice(new);
+    std::fs::write(&path, bytes).unwrap();
+}
+
+#[test]
+fn a_cache_for_another_ignore_file_name_or_listing_mode_is_not_used() {
+    let repo = fixture();
+    repo.cache(&[]);
+    assert!(repo.listing("").is_some());
+    patch_cache(&repo, b"", b".gitignore\0", b".gitignorf\0");
+    assert_eq!(repo.listing(""), None);
+
+    // The listing flags sit before the two ignore files' ids (20 bytes
+    // each with SHA-1) and the ignore file name (the extension's; the
+    // index's entries name `docs/.gitignore` before it).
+    let repo = fixture();
+    repo.cache(&[]);
+    let path = repo.root().join(".git/index");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let untr = bytes.windows(4).position(|w| w == b"UNTR").unwrap();
+    let name = untr
+        + bytes[untr..]
+            .windows(11)
+            .position(|w| w == b".gitignore\0")
+            .unwrap();
+    assert_eq!(
+        bytes[name - 44..name - 40],
+        super::FLAGS_NORMAL.to_be_bytes()
+    );
+    // `DIR_SHOW_IGNORED` as well: a listing of another kind.
+    bytes[name - 41] |= 1;
+    std::fs::write(&path, bytes).unwrap();
+    assert_eq!(repo.listing(""), None);
+    repo.check(&FIXTURE_STATUS);
+}
+
+#[test]
+fn a_cache_naming_what_no_directory_holds_is_not_used() {
+    for (old, new) in [
+        (&b"Q\0"[..], &b".\0"[..]),
+        (b"zz\0", b"..\0"),
+        (b"W1Z\0", b"W/Z\0"),
+    ] {
+        let repo = Repo::with_commit(&["zz/a.rs", "yy/b.rs"]);
+        repo.write("yy/Q", "x\n");
+        repo.write("yy/W1Z", "x\n");
+        repo.cache(&[]);
+        assert_eq!(sorted(repo.listing("")), listed(&["yy/Q", "yy/W1Z"], &[]));
+        patch_cache(&repo, b".gitignore\0", old, new);
+        assert_eq!(repo.listing(""), None, "{new:?}");
+    }
+}
+
+#[test]
+fn the_default_global_ignore_file_is_xdg_config_home_then_home() {
+    use std::ffi::OsString;
+
+    use crate::status::default_excludes_file;
+    let env = |pairs: &'static [(&str, &str)]| {
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| OsString::from(value))
+        }
+    };
+    assert_eq!(
+        default_excludes_file(env(&[("XDG_CONFIG_HOME", "/x"), ("HOME", "/h")])),
+        Some("/x/git/ignore".into())
+    );
+    assert_eq!(
+        default_excludes_file(env(&[("XDG_CONFIG_HOME", ""), ("HOME", "/h")])),
+        Some("/h/.config/git/ignore".into())
+    );
+    assert_eq!(default_excludes_file(env(&[])), None);
+}
+
+#[test]
+fn a_configured_global_ignore_file_is_taken_from_the_worktree_top() {
+    use crate::status::excludes_file;
+    let repo = fixture();
+    let opened = |repo: &Repo| {
+        GitChanges::new()
+            .repository_config_only()
+            .open(repo.root())
+            .unwrap()
+    };
+    // Only the repository's configuration, and nothing configured: none.
+    assert_eq!(excludes_file(&opened(&repo), true), None);
+    repo.git(&["config", "core.excludesFile", "my-ignore"]);
+    let workdir = opened(&repo).workdir().unwrap().to_owned();
+    assert_eq!(
+        excludes_file(&opened(&repo), true),
+        Some(workdir.join("my-ignore"))
+    );
+    repo.git(&["config", "core.excludesFile", "/etc/elsewhere"]);
+    assert_eq!(
+        excludes_file(&opened(&repo), false),
+        Some("/etc/elsewhere".into())
+    );
+}
