@@ -364,9 +364,10 @@ pub(crate) fn excludes_file(
         .ok()
         .flatten();
     match configured {
+        // An absolute path joined stays itself.
         Some(path) => Some(match repo.workdir() {
-            Some(workdir) if path.is_relative() => workdir.join(path),
-            _ => path,
+            Some(workdir) => workdir.join(path),
+            None => path,
         }),
         None if repository_config_only => None,
         None => default_excludes_file(|name| std::env::var_os(name)),

@@ -24,13 +24,12 @@
 //! one to `dir/`) and a nested repository are walked, so that their files
 //! are listed one by one as `-uall` lists them.
 //!
-//! One case git notices and this does not: a `.gitignore` that was
-//! unreadable (or a symbolic link) when the cache was written, is ignored
-//! itself, so neither tracked nor listed, and became readable since without
-//! its directory changing. git opens every `.gitignore` on each walk; this
-//! opens only the ones the index or the cache shows.
+//! One case git notices and this does not: a `.gitignore` that git could
+//! not read when it wrote the cache (unreadable to the user who ran it, or
+//! a symbolic link, which git does not follow) and that became readable
+//! since without its directory changing. git opens every directory's
+//! `.gitignore` on each walk; this opens only the ones git read.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -47,6 +46,15 @@ pub(crate) struct Listing {
     /// `/`: changed since the cache was written, or listed by it whole (an
     /// untracked directory, a nested repository).
     pub(crate) walk: Vec<BString>,
+}
+
+impl Listing {
+    /// Adds `dir` to the directories to walk whole; `None` past
+    /// [`MOST_WALKS`], when the whole walk is the cheaper one.
+    fn walk_whole(&mut self, dir: BString) -> Option<()> {
+        self.walk.push(dir);
+        (self.walk.len() <= MOST_WALKS).then_some(())
+    }
 }
 
 /// The listing flags of a cache written by `git status -unormal` (git's
@@ -112,7 +120,6 @@ pub(crate) fn listing(
     let walker = Walker {
         dirs: cache.directories(),
         index,
-        tracked_gitignores: tracked_gitignores(index),
         workdir,
         hash,
     };
@@ -124,8 +131,6 @@ pub(crate) fn listing(
 struct Walker<'a> {
     dirs: &'a [Directory],
     index: &'a gix::index::State,
-    /// The directories (worktree-relative) with a `.gitignore` in the index.
-    tracked_gitignores: HashSet<&'a BStr>,
     workdir: &'a Path,
     hash: gix::hash::Kind,
 }
@@ -152,24 +157,18 @@ impl Walker<'_> {
         Some((at, path))
     }
 
-    /// Lists the subtree of the cache's directory `start` at `path`.
+    /// Lists the subtree of the cache's directory `start` at `path`. (gix
+    /// decodes the cache's directories as a tree: each is reached once.)
     fn list(&self, start: usize, path: BString) -> Option<Listing> {
         if !self.as_it_was(self.dirs.get(start)?, path.as_ref()) {
             return None;
         }
         let mut listing = Listing::default();
         let mut stack = vec![(start, path)];
-        let mut visited = 0;
         while let Some((at, path)) = stack.pop() {
-            // A well-formed cache is a tree; a corrupt one could name a
-            // directory twice, or its own parent.
-            visited += 1;
-            if visited > self.dirs.len() || listing.walk.len() > MOST_WALKS {
-                return None;
-            }
             let dir = self.dirs.get(at)?;
             if !self.as_it_was(dir, path.as_ref()) {
-                listing.walk.push(path);
+                listing.walk_whole(path)?;
                 continue;
             }
             let mut whole = Vec::new();
@@ -184,7 +183,7 @@ impl Walker<'_> {
                 let file = join(path.as_ref(), name);
                 if is_dir {
                     whole.push(name);
-                    listing.walk.push(file);
+                    listing.walk_whole(file)?;
                 } else if self.index.entry_by_path(file.as_ref()).is_none() {
                     // A file added to the index since is not untracked.
                     listing.files.push(file);
@@ -200,7 +199,7 @@ impl Walker<'_> {
                 }
             }
         }
-        (listing.walk.len() <= MOST_WALKS).then_some(listing)
+        Some(listing)
     }
 
     /// Whether the cache's `dir` at `path` still holds what it recorded:
@@ -219,21 +218,21 @@ impl Walker<'_> {
         let Some(abs) = self.absolute(path) else {
             return false;
         };
-        let now = match gix::index::fs::Metadata::from_path_no_follow(&abs) {
-            Ok(meta) if meta.is_dir() => gix::index::entry::Stat::from_fs(&meta),
-            _ => return false,
-        };
-        if !now.is_ok_and(|now| recorded.matches(&now, EXACT)) {
+        // Whatever now stands at the path (a file, a link) has other data
+        // than the directory recorded: its inode at least.
+        let now = gix::index::fs::Metadata::from_path_no_follow(&abs)
+            .ok()
+            .and_then(|meta| gix::index::entry::Stat::from_fs(&meta).ok());
+        if !now.is_some_and(|now| recorded.matches(&now, EXACT)) {
             return false;
         }
         // Its entries are the ones it had: a `.gitignore` that was not
-        // there is not there now. One that was (tracked, listed, or with an
-        // id recorded) is read again: its text may have changed in place.
-        let recorded_id = dir.exclude_file_oid();
-        let may_exist = recorded_id.is_some()
-            || self.tracked_gitignores.contains(path)
-            || dir.untracked_entries().iter().any(|e| e == ".gitignore");
-        !may_exist || same_text(&abs.join(".gitignore"), recorded_id, self.hash, false)
+        // there is not there now. One git read is read again: its text may
+        // have changed in place.
+        match dir.exclude_file_oid() {
+            Some(id) => same_text(&abs.join(".gitignore"), Some(id), self.hash, false),
+            None => true,
+        }
     }
 
     /// `path` (worktree-relative) on disk.
@@ -241,22 +240,6 @@ impl Walker<'_> {
         let relative = gix::path::from_bstr(path).ok()?;
         Some(self.workdir.join(relative))
     }
-}
-
-/// The directories of the index's `.gitignore` files, in one pass over its
-/// paths (a lookup per directory would search the whole index each time).
-fn tracked_gitignores(index: &gix::index::State) -> HashSet<&BStr> {
-    index
-        .entries()
-        .iter()
-        .filter_map(|entry| {
-            let path = entry.path(index);
-            match path.strip_suffix(b".gitignore")? {
-                b"" => Some(BStr::new(b"")),
-                dir => dir.strip_suffix(b"/").map(BStr::new),
-            }
-        })
-        .collect()
 }
 
 /// `parent/name`, or `name` at the top.

@@ -512,8 +512,14 @@ fn a_configured_global_ignore_file_is_taken_from_the_worktree_top() {
             .open(repo.root())
             .unwrap()
     };
-    // Only the repository's configuration, and nothing configured: none.
+    // Only the repository's configuration, and nothing configured: none;
+    // with the user's, git's default (the environment is read for the
+    // path, and no file is opened).
     assert_eq!(excludes_file(&opened(&repo), true), None);
+    assert_eq!(
+        excludes_file(&opened(&repo), false),
+        crate::status::default_excludes_file(|name| std::env::var_os(name))
+    );
     repo.git(&["config", "core.excludesFile", "my-ignore"]);
     let workdir = opened(&repo).workdir().unwrap().to_owned();
     assert_eq!(
