@@ -6,7 +6,6 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -14,79 +13,17 @@ use jit_base::ChangeSet;
 use jit_git::{ErrorKind, GitChanges, narrow_to_cwd, startup_signals};
 use pretty_assertions::assert_eq;
 
-/// A throwaway repository plus a throwaway `HOME` for the `git` it spawns.
-struct Repo {
-    dir: tempfile::TempDir,
-    home: tempfile::TempDir,
-}
+#[path = "support/repo.rs"]
+#[allow(
+    dead_code,
+    reason = "shared with the unit tests, which use other parts"
+)]
+mod support;
+use support::{Repo, backdate};
 
 impl Repo {
-    /// An empty repository on branch `main` with an identity of its own.
-    fn new() -> Repo {
-        let repo = Repo {
-            dir: tempfile::tempdir().unwrap(),
-            home: tempfile::tempdir().unwrap(),
-        };
-        repo.git(&["init", "-q", "-b", "main"]);
-        repo.git(&["config", "user.name", "Test"]);
-        repo.git(&["config", "user.email", "test@example.invalid"]);
-        repo.git(&["config", "commit.gpgsign", "false"]);
-        repo
-    }
-
-    /// A repository with `files` committed.
-    fn with_commit(files: &[&str]) -> Repo {
-        let repo = Repo::new();
-        for file in files {
-            repo.write(file, &format!("content of {file}\n"));
-        }
-        repo.commit_all("initial");
-        repo
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
     fn utf8_root(&self) -> Utf8PathBuf {
         Utf8PathBuf::from_path_buf(self.root().canonicalize().unwrap()).unwrap()
-    }
-
-    /// Runs `git` in the repository with no system or global configuration.
-    fn git(&self, args: &[&str]) -> Vec<u8> {
-        let output = self.git_command(args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "git {args:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output.stdout
-    }
-
-    fn git_command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new("git");
-        command
-            .args(args)
-            .current_dir(self.root())
-            .env("HOME", self.home.path())
-            .env("XDG_CONFIG_HOME", self.home.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE");
-        command
-    }
-
-    fn commit_all(&self, message: &str) {
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
-    }
-
-    fn write(&self, path: impl AsRef<Path>, content: &str) {
-        let path = self.root().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
     }
 
     fn remove(&self, path: &str) {
@@ -96,38 +33,6 @@ impl Repo {
     /// Every path `git status --porcelain -z -uall` prints, sorted, as bytes.
     fn porcelain_paths(&self) -> Vec<Vec<u8>> {
         self.porcelain_paths_in("")
-    }
-
-    /// Like [`Repo::porcelain_paths`], with git run in the subdirectory `sub`
-    /// (porcelain paths stay relative to the worktree root that git finds).
-    fn porcelain_paths_in(&self, sub: &str) -> Vec<Vec<u8>> {
-        let output = self
-            .git_command(&[
-                "--no-optional-locks",
-                "status",
-                "--porcelain",
-                "-z",
-                "-uall",
-            ])
-            .current_dir(self.root().join(sub))
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "git status failed in {sub:?}");
-        let out = output.stdout;
-        let mut fields = out.split(|&b| b == 0).filter(|f| !f.is_empty());
-        let mut paths = Vec::new();
-        while let Some(record) = fields.next() {
-            assert!(record.len() > 3, "short porcelain record {record:?}");
-            let (xy, path) = (&record[..2], &record[3..]);
-            paths.push(path.to_vec());
-            // A rename or copy carries its original path in the next field.
-            if xy.contains(&b'R') || xy.contains(&b'C') {
-                paths.push(fields.next().unwrap().to_vec());
-            }
-        }
-        paths.sort();
-        paths.dedup();
-        paths
     }
 
     /// gix's answer for the worktree (or the subdirectory `sub` of it).
@@ -167,19 +72,6 @@ fn check(repo: &Repo, expected: &[&str]) {
         ours, git,
         "the untracked cache leads to another answer than git's"
     );
-}
-
-/// Sets the modification time of `dir` and every directory below it (git
-/// directories aside) to `time`.
-fn backdate(dir: &Path, time: SystemTime) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() && entry.file_name() != ".git" {
-            backdate(&entry.path(), time);
-        }
-    }
-    let times = std::fs::FileTimes::new().set_modified(time);
-    std::fs::File::open(dir).unwrap().set_times(times).unwrap();
 }
 
 #[test]

@@ -8,7 +8,6 @@
     reason = "tests fail loudly on broken fixtures"
 )]
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
@@ -17,107 +16,43 @@ use gix::bstr::BString;
 use super::{Listing, MOST_WALKS, listing};
 use crate::GitChanges;
 
-/// A throwaway repository with a throwaway `HOME` for the `git` it runs.
-struct Repo {
-    dir: tempfile::TempDir,
-    home: tempfile::TempDir,
-}
+#[path = "../../tests/support/repo.rs"]
+#[allow(
+    dead_code,
+    reason = "shared with the integration tests, which use other parts"
+)]
+mod support;
+use support::{Repo, backdate};
 
 impl Repo {
-    /// A repository with `files` committed.
-    fn with_commit(files: &[&str]) -> Repo {
-        let repo = Repo {
-            dir: tempfile::tempdir().unwrap(),
-            home: tempfile::tempdir().unwrap(),
-        };
-        repo.git(&["init", "-q", "-b", "main"]);
-        for (key, value) in [
-            ("user.name", "Test"),
-            ("user.email", "test@example.invalid"),
-            ("commit.gpgsign", "false"),
-            ("core.untrackedCache", "true"),
-        ] {
-            repo.git(&["config", key, value]);
-        }
-        for file in files {
-            repo.write(file, &format!("content of {file}\n"));
-        }
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "--allow-empty", "-m", "initial"]);
-        repo
-    }
-
-    fn root(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// Runs `git` in the repository with no system or global configuration.
-    fn git(&self, args: &[&str]) -> Vec<u8> {
-        let output = Command::new("git")
-            .args(args)
-            .current_dir(self.root())
-            .env("HOME", self.home.path())
-            .env("XDG_CONFIG_HOME", self.home.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "git {args:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        output.stdout
-    }
-
-    fn write(&self, path: &str, text: &str) {
-        let path = self.root().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
     /// Dates every directory of the worktree a minute back, so that none
     /// was changed in the second the index is written (git's racy rule),
     /// then lets `git status` (with `args`) write its untracked cache.
     fn cache(&self, args: &[&str]) {
         let past = SystemTime::now() - Duration::from_secs(60);
         backdate(self.root(), past);
-        let mut status = args.to_vec();
+        let mut status = vec!["-c", "core.untrackedCache=true"];
+        status.extend(args);
         status.extend(["status", "--porcelain"]);
         self.git(&status);
     }
 
-    /// What the cache tells about the worktree below `prefix`.
+    /// What the cache tells about the worktree below `prefix`, sorted.
     fn listing(&self, prefix: &str) -> Option<Listing> {
         let repo = GitChanges::new()
             .repository_config_only()
             .open(self.root())
             .unwrap();
         let index = repo.index_or_empty().unwrap();
-        listing(&repo, &index, prefix.as_bytes(), None)
+        sorted(listing(&repo, &index, prefix.as_bytes(), None))
     }
 
-    /// Every path `git status --porcelain -z -uall` prints (renames aside),
-    /// sorted; git runs without optional locks, so it leaves the cache as
-    /// it was.
+    /// Every path `git status --porcelain -z -uall` prints, as text.
     fn porcelain(&self) -> Vec<String> {
-        let out = self.git(&[
-            "--no-optional-locks",
-            "status",
-            "--porcelain",
-            "-z",
-            "-uall",
-        ]);
-        let mut paths: Vec<String> = out
-            .split(|&b| b == 0)
-            .filter(|record| !record.is_empty())
-            .map(|record| String::from_utf8(record[3..].to_vec()).unwrap())
-            .collect();
-        paths.sort();
-        paths
+        self.porcelain_paths_in("")
+            .into_iter()
+            .map(|path| String::from_utf8(path).unwrap())
+            .collect()
     }
 
     /// Asserts that the status read through the cache lists what git does.
@@ -138,19 +73,6 @@ impl Repo {
             "the status through the cache disagrees with git"
         );
     }
-}
-
-/// Sets the modification time of `dir` and every directory below it (the
-/// git directory aside) to `time`.
-fn backdate(dir: &Path, time: SystemTime) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() && entry.file_name() != ".git" {
-            backdate(&entry.path(), time);
-        }
-    }
-    let times = std::fs::FileTimes::new().set_modified(time);
-    std::fs::File::open(dir).unwrap().set_times(times).unwrap();
 }
 
 fn listed(files: &[&str], walk: &[&str]) -> Option<Listing> {
@@ -202,10 +124,7 @@ fn an_unchanged_worktree_is_listed_from_the_cache() {
     repo.cache(&[]);
     // `git status` collapses the untracked directory to `tools/`: it is
     // walked, so that its files are listed one by one.
-    assert_eq!(
-        sorted(repo.listing("")),
-        listed(&["src/ui/New.tsx"], &["tools"])
-    );
+    assert_eq!(repo.listing(""), listed(&["src/ui/New.tsx"], &["tools"]));
     repo.check(&FIXTURE_STATUS);
 }
 
@@ -213,7 +132,7 @@ fn an_unchanged_worktree_is_listed_from_the_cache() {
 fn a_cache_written_for_every_file_lists_new_directories_file_by_file() {
     let repo = fixture();
     repo.cache(&["-c", "status.showUntrackedFiles=all"]);
-    assert_eq!(sorted(repo.listing("")), listed(&FIXTURE_STATUS, &[]));
+    assert_eq!(repo.listing(""), listed(&FIXTURE_STATUS, &[]));
     repo.check(&FIXTURE_STATUS);
 }
 
@@ -222,7 +141,7 @@ fn a_directory_changed_since_is_walked_whole() {
     let repo = fixture();
     repo.cache(&[]);
     repo.write("src/ui/Other.tsx", "x\n");
-    assert_eq!(sorted(repo.listing("")), listed(&[], &["src/ui", "tools"]));
+    assert_eq!(repo.listing(""), listed(&[], &["src/ui", "tools"]));
     repo.check(&[
         "src/ui/New.tsx",
         "src/ui/Other.tsx",
@@ -238,7 +157,7 @@ fn a_gitignore_changed_in_place_sends_its_directory_back_to_the_walk() {
     // The same file rewritten: the directory's own data does not change.
     repo.write("docs/.gitignore", "*.md\n");
     assert_eq!(
-        sorted(repo.listing("")),
+        repo.listing(""),
         listed(&["src/ui/New.tsx"], &["docs", "tools"])
     );
     repo.check(&[
@@ -280,9 +199,11 @@ fn a_cache_written_in_the_second_of_a_change_is_not_trusted() {
 #[test]
 fn no_cache_no_listing() {
     let repo = fixture();
-    repo.git(&["config", "core.untrackedCache", "false"]);
-    repo.cache(&[]);
+    backdate(repo.root(), SystemTime::now() - Duration::from_secs(60));
+    // `core.untrackedCache` unset: git writes no cache.
+    repo.git(&["status", "--porcelain"]);
     assert_eq!(repo.listing(""), None);
+    repo.check(&FIXTURE_STATUS);
 }
 
 #[test]
@@ -290,14 +211,8 @@ fn a_project_below_the_worktree_root_reads_its_own_subtree() {
     let repo = fixture();
     repo.write(".gitignore", "*.log\n");
     repo.cache(&[]);
-    assert_eq!(
-        sorted(repo.listing("src")),
-        listed(&["src/ui/New.tsx"], &[])
-    );
-    assert_eq!(
-        sorted(repo.listing("src/ui")),
-        listed(&["src/ui/New.tsx"], &[])
-    );
+    assert_eq!(repo.listing("src"), listed(&["src/ui/New.tsx"], &[]));
+    assert_eq!(repo.listing("src/ui"), listed(&["src/ui/New.tsx"], &[]));
     // A directory the cache has no record of: nothing to answer from.
     assert_eq!(repo.listing("nowhere"), None);
     // A `.gitignore` above the prefix rewritten in place (the directory
@@ -314,7 +229,7 @@ fn an_untracked_nested_repository_is_walked_and_listed_as_a_directory() {
     repo.git(&["init", "-q", "vendor/lib"]);
     repo.write("vendor/lib/inner.rs", "x\n");
     repo.cache(&[]);
-    let listing = sorted(repo.listing("")).unwrap();
+    let listing = repo.listing("").unwrap();
     assert!(
         listing.walk.contains(&BString::from("vendor")),
         "{listing:?}"
@@ -330,10 +245,7 @@ fn a_directory_of_ignored_files_only_is_answered_from_the_cache() {
     repo.write("build/out.tmp", "ignored\n");
     repo.write(".git/info/exclude", "*.tmp\n");
     repo.cache(&[]);
-    assert_eq!(
-        sorted(repo.listing("")),
-        listed(&["src/ui/New.tsx"], &["tools"])
-    );
+    assert_eq!(repo.listing(""), listed(&["src/ui/New.tsx"], &["tools"]));
     repo.check(&FIXTURE_STATUS);
 }
 
@@ -344,10 +256,10 @@ fn more_changed_directories_than_pathspecs_are_worth_is_the_whole_walk() {
     let repo = Repo::with_commit(&files);
     repo.cache(&[]);
     for n in 0..MOST_WALKS {
-        repo.write(&format!("d{n}/new.rs"), "x\n");
+        repo.write(format!("d{n}/new.rs"), "x\n");
     }
     assert_eq!(repo.listing("").unwrap().walk.len(), MOST_WALKS);
-    repo.write(&format!("d{MOST_WALKS}/new.rs"), "x\n");
+    repo.write(format!("d{MOST_WALKS}/new.rs"), "x\n");
     assert_eq!(repo.listing(""), None);
     let expected: Vec<String> = (0..=MOST_WALKS).map(|n| format!("d{n}/new.rs")).collect();
     let mut expected: Vec<&str> = expected.iter().map(String::as_str).collect();
@@ -403,7 +315,7 @@ fn a_gitignore_too_long_to_compare_is_taken_as_changed() {
     repo.git(&["commit", "-qam", "a long ignore file"]);
     repo.cache(&[]);
     assert_eq!(
-        sorted(repo.listing("")),
+        repo.listing(""),
         listed(&["src/ui/New.tsx"], &["docs", "tools"])
     );
     repo.check(&FIXTURE_STATUS);
@@ -472,7 +384,7 @@ fn a_cache_naming_what_no_directory_holds_is_not_used() {
         repo.write("yy/Q", "x\n");
         repo.write("yy/W1Z", "x\n");
         repo.cache(&[]);
-        assert_eq!(sorted(repo.listing("")), listed(&["yy/Q", "yy/W1Z"], &[]));
+        assert_eq!(repo.listing(""), listed(&["yy/Q", "yy/W1Z"], &[]));
         patch_cache(&repo, b".gitignore\0", old, new);
         assert_eq!(repo.listing(""), None, "{new:?}");
     }
