@@ -24,11 +24,11 @@
 //! one to `dir/`) and a nested repository are walked, so that their files
 //! are listed one by one as `-uall` lists them.
 //!
-//! One case git notices and this does not: a `.gitignore` that git could
-//! not read when it wrote the cache (unreadable to the user who ran it, or
-//! a symbolic link, which git does not follow) and that became readable
-//! since without its directory changing. git opens every directory's
-//! `.gitignore` on each walk; this opens only the ones git read.
+//! Like git, it opens a directory's `.gitignore` only when git read one
+//! there: one git could not read when it wrote the cache (unreadable to the
+//! user who ran it, or a symbolic link, which git does not follow) and that
+//! became readable since without its directory changing goes unseen by
+//! both.
 
 use std::path::{Path, PathBuf};
 
@@ -252,10 +252,11 @@ fn join(parent: &BStr, name: &[u8]) -> BString {
     path
 }
 
-/// A name a directory can hold: not empty, not `.` or `..`, no `/` (the
-/// cache's names end at a NUL, so none holds one).
+/// A name a directory can hold and git records: not empty, not `.`, `..`
+/// or `.git` (git never walks into its own directory), no `/` (the cache's
+/// names end at a NUL, so none holds one).
 fn is_plain_name(name: &[u8]) -> bool {
-    !name.is_empty() && name != b"." && name != b".." && !name.contains(&b'/')
+    !name.is_empty() && !matches!(name, b"." | b".." | b".git") && !name.contains(&b'/')
 }
 
 /// The most of an ignore file read to compare it with the cache's record;

@@ -379,8 +379,9 @@ fn a_cache_naming_what_no_directory_holds_is_not_used() {
         (&b"Q\0"[..], &b".\0"[..]),
         (b"zz\0", b"..\0"),
         (b"W1Z\0", b"W/Z\0"),
+        (b"gitx\0", b".git\0"),
     ] {
-        let repo = Repo::with_commit(&["zz/a.rs", "yy/b.rs"]);
+        let repo = Repo::with_commit(&["zz/a.rs", "yy/b.rs", "gitx/c.rs"]);
         repo.write("yy/Q", "x\n");
         repo.write("yy/W1Z", "x\n");
         repo.cache(&[]);
