@@ -189,9 +189,16 @@ fn a_changed_global_ignore_file_or_top_directory_leaves_the_cache_unused() {
 #[test]
 fn a_cache_written_in_the_second_of_a_change_is_not_trusted() {
     let repo = fixture();
-    // No backdating: every directory was changed in the second the index
-    // is written, and could have changed again in it unseen.
-    repo.git(&["status", "--porcelain"]);
+    // Every directory dated a minute ahead: each counts as changed in (or
+    // after) the second the index is written, and could have changed again
+    // unseen. (Dating them now would straddle a second now and then.)
+    backdate(repo.root(), SystemTime::now() + Duration::from_secs(60));
+    repo.git(&["-c", "core.untrackedCache=true", "status", "--porcelain"]);
+    let opened = GitChanges::new()
+        .repository_config_only()
+        .open(repo.root())
+        .unwrap();
+    assert!(opened.index_or_empty().unwrap().untracked().is_some());
     assert_eq!(repo.listing(""), None);
     repo.check(&FIXTURE_STATUS);
 }
