@@ -235,8 +235,9 @@ fn changed_paths(
     let errors = if index.is_sparse() {
         sparse_status(repo, patterns, &mut changed)
     } else {
-        let excludes_file = excludes_file(repo, repository_config_only);
-        let cached = untracked_cache::listing(repo, &index, prefix, excludes_file.as_deref());
+        let cached = untracked_cache::listing(repo, &index, prefix, || {
+            excludes_file(repo, repository_config_only)
+        });
         worktree_status(repo, &index, head_tree, patterns, cached, &mut changed)
     }
     .map_err(git_error)?;
@@ -295,12 +296,7 @@ fn worktree_status(
     // are computed here.
     let mut iter = platform(repo, untracked)?.into_index_worktree_iter(patterns)?;
     staged_paths(repo, index, head_tree, &mut changed.paths)?;
-    for item in iter.by_ref() {
-        changed.add_worktree_item(item?);
-    }
-    let mut errors = iter
-        .outcome_mut()
-        .map_or(0, |outcome| dirwalk_errors(outcome));
+    let mut errors = drain(&mut iter, changed)?;
     let Some(cached) = cached else {
         return Ok(errors);
     };
@@ -311,14 +307,23 @@ fn worktree_status(
         // already in the set.
         let patterns: Vec<BString> = cached.walk.iter().map(|dir| literal_pattern(dir)).collect();
         let mut iter = platform(repo, UntrackedFiles::Files)?.into_index_worktree_iter(patterns)?;
-        for item in iter.by_ref() {
-            changed.add_worktree_item(item?);
-        }
-        errors += iter
-            .outcome_mut()
-            .map_or(0, |outcome| dirwalk_errors(outcome));
+        errors += drain(&mut iter, changed)?;
     }
     Ok(errors)
+}
+
+/// Adds every item of a worktree status `iter` to `changed`; how many
+/// directories its walk could not read.
+fn drain(
+    iter: &mut gix::status::index_worktree::Iter,
+    changed: &mut Changed,
+) -> Result<u32, gix::Error> {
+    for item in iter.by_ref() {
+        changed.add_worktree_item(item?);
+    }
+    Ok(iter
+        .outcome_mut()
+        .map_or(0, |outcome| dirwalk_errors(outcome)))
 }
 
 /// The status as `git status --porcelain -z -uall` reports it, with

@@ -92,13 +92,13 @@ const RACY: stat::Options = stat::Options {
 /// the directories it cannot tell, or `None` when the cache is absent,
 /// cannot be used, or would leave the whole prefix to walk anyway.
 ///
-/// `excludes_file` is the global ignore file the status applies (the
-/// cache's record of it must match).
+/// `excludes_file` finds the global ignore file the status applies (the
+/// cache's record of it must match), asked only when there is a cache.
 pub(crate) fn listing(
     repo: &gix::Repository,
     index: &gix::index::State,
     prefix: &[u8],
-    excludes_file: Option<&Path>,
+    excludes_file: impl FnOnce() -> Option<PathBuf>,
 ) -> Option<Listing> {
     let cache = index.untracked()?;
     let workdir = repo.workdir()?;
@@ -111,8 +111,8 @@ pub(crate) fn listing(
     let info_exclude = repo.common_dir().join("info").join("exclude");
     let recorded = |file: Option<&OidStat>| file.map(|file| file.id);
     if !same_text(&info_exclude, recorded(cache.info_exclude()), hash, true)
-        || !excludes_file.map_or(cache.excludes_file().is_none(), |file| {
-            same_text(file, recorded(cache.excludes_file()), hash, true)
+        || !excludes_file().map_or(cache.excludes_file().is_none(), |file| {
+            same_text(&file, recorded(cache.excludes_file()), hash, true)
         })
     {
         return None;

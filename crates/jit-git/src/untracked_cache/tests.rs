@@ -44,7 +44,7 @@ impl Repo {
             .open(self.root())
             .unwrap();
         let index = repo.index_or_empty().unwrap();
-        sorted(listing(&repo, &index, prefix.as_bytes(), None))
+        sorted(listing(&repo, &index, prefix.as_bytes(), || None))
     }
 
     /// Every path `git status --porcelain -z -uall` prints, as text.
@@ -304,7 +304,7 @@ fn the_global_ignore_file_is_followed_through_a_link() {
             .open(repo.root())
             .unwrap();
         let index = opened.index_or_empty().unwrap();
-        listing(&opened, &index, b"", Some(&link))
+        listing(&opened, &index, b"", || Some(link.clone()))
     };
     // `tools/` holds only ignored files now: git did not list it.
     assert_eq!(sorted(configured(&repo)), listed(&["src/ui/New.tsx"], &[]));
