@@ -28,6 +28,11 @@
 //! A cache that cannot be trusted (written in the second of a change, for
 //! other ignore files, with the top directory changed since) is left aside
 //! and the whole worktree walked as without one.
+//! With the cache in use, the tracked files are compared with the `stat`
+//! data the index recorded for them, as `git status` compares them (on
+//! Linux, on threads), and gix reads only the ones that comparison cannot
+//! prove unchanged: changed, changed in the second the index was written,
+//! behind a symbolic link, flagged, in conflict, or a submodule.
 //!
 //! What it deliberately does not do: it never spawns `git`, never writes to
 //! the repository (not even the refreshed index that `git status` may write),
@@ -39,9 +44,20 @@
 
 mod error;
 mod staged;
+mod stat_check;
 mod status;
 mod tracked;
 mod untracked_cache;
+
+/// The repository helper the unit tests share with the integration tests.
+#[cfg(test)]
+#[path = "../tests/support/repo.rs"]
+#[allow(
+    dead_code,
+    clippy::unwrap_used,
+    reason = "shared with the integration tests, which use other parts; tests fail loudly on broken fixtures"
+)]
+mod test_repo;
 
 pub use error::{Error, ErrorKind};
 pub use jit_base::{Signals, narrow_to_cwd};

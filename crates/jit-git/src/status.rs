@@ -9,11 +9,12 @@ use gix::bstr::{BString, ByteSlice};
 use gix::status::UntrackedFiles;
 use gix::status::index_worktree::Item as WorktreeItem;
 use gix::status::plumbing::index_as_worktree::EntryStatus;
+use gix::worktree::IndexPersistedOrInMemory;
 use jit_base::{ChangeSet, ChangeSource};
 
 use crate::error::{Error, ErrorKind};
 use crate::staged::staged_paths;
-use crate::untracked_cache;
+use crate::{stat_check, untracked_cache};
 
 /// Lists a worktree's changed files through gix, without spawning `git`.
 ///
@@ -238,7 +239,14 @@ fn changed_paths(
         let cached = untracked_cache::listing(repo, &index, prefix, || {
             excludes_file(repo, repository_config_only)
         });
-        worktree_status(repo, &index, head_tree, patterns, cached, &mut changed)
+        worktree_status(
+            repo,
+            &index,
+            head_tree,
+            (prefix, patterns),
+            cached,
+            &mut changed,
+        )
     }
     .map_err(git_error)?;
     if errors > 0 {
@@ -278,27 +286,45 @@ fn sparse_status(
 
 /// The status of a whole index into `changed`, its untracked files from
 /// the untracked cache's `cached` listing when there is one; how many
-/// directories could not be read.
+/// directories could not be read. `prefix` is the worktree-relative
+/// directory the status is limited to, `patterns` its pathspec.
+///
+/// With a listing, the tracked files are first compared with their `stat`
+/// data ([`stat_check`]), and gix checks only those the comparison cannot
+/// prove unchanged, from an index of just those entries.
 fn worktree_status(
     repo: &gix::Repository,
     index: &gix::index::State,
     head_tree: gix::ObjectId,
-    patterns: Vec<BString>,
+    (prefix, patterns): (&[u8], Vec<BString>),
     cached: Option<untracked_cache::Listing>,
     changed: &mut Changed,
 ) -> Result<u32, gix::Error> {
-    let untracked = if cached.is_some() {
-        UntrackedFiles::None
-    } else {
-        UntrackedFiles::Files
-    };
-    // gix checks the worktree on its own threads while the staged changes
-    // are computed here.
-    let mut iter = platform(repo, untracked)?.into_index_worktree_iter(patterns)?;
-    staged_paths(repo, index, head_tree, &mut changed.paths)?;
-    let mut errors = drain(&mut iter, changed)?;
     let Some(cached) = cached else {
-        return Ok(errors);
+        // gix checks the worktree on its own threads while the staged
+        // changes are computed here.
+        let mut iter = platform(repo, UntrackedFiles::Files)?.into_index_worktree_iter(patterns)?;
+        staged_paths(repo, index, head_tree, &mut changed.paths)?;
+        return drain(&mut iter, changed);
+    };
+    let unproven = repo
+        .workdir()
+        .and_then(|workdir| stat_check::unproven(index, workdir, prefix));
+    let mut tracked = match unproven {
+        Some(unproven) if unproven.is_empty() => None,
+        Some(unproven) => Some(
+            platform(repo, UntrackedFiles::None)?
+                .index(IndexPersistedOrInMemory::InMemory(only(
+                    repo, index, &unproven,
+                )))
+                .into_index_worktree_iter(patterns)?,
+        ),
+        None => Some(platform(repo, UntrackedFiles::None)?.into_index_worktree_iter(patterns)?),
+    };
+    staged_paths(repo, index, head_tree, &mut changed.paths)?;
+    let mut errors = match tracked.as_mut() {
+        Some(iter) => drain(iter, changed)?,
+        None => 0,
     };
     changed.paths.extend(cached.files);
     if !cached.walk.is_empty() {
@@ -310,6 +336,20 @@ fn worktree_status(
         errors += drain(&mut iter, changed)?;
     }
     Ok(errors)
+}
+
+/// An index of the entries of `index` at the positions `wanted` (in index
+/// order), with `index`'s time, which decides what is racy.
+fn only(repo: &gix::Repository, index: &gix::index::State, wanted: &[usize]) -> gix::index::File {
+    let mut state = gix::index::State::new(repo.object_hash());
+    for &position in wanted {
+        if let Some(entry) = index.entries().get(position) {
+            let path = entry.path(index);
+            state.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, path);
+        }
+    }
+    state.set_timestamp(index.timestamp());
+    gix::index::File::from_state(state, repo.index_path())
 }
 
 /// Adds every item of a worktree status `iter` to `changed`; how many

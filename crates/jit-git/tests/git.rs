@@ -19,7 +19,7 @@ use pretty_assertions::assert_eq;
     reason = "shared with the unit tests, which use other parts"
 )]
 mod support;
-use support::{Repo, backdate};
+use support::{Repo, backdate, backdate_files};
 
 impl Repo {
     fn utf8_root(&self) -> Utf8PathBuf {
@@ -71,6 +71,24 @@ fn check(repo: &Repo, expected: &[&str]) {
     assert_eq!(
         ours, git,
         "the untracked cache leads to another answer than git's"
+    );
+
+    // Once more with every file dated back too and its `stat` data
+    // recorded again by git, so that the tracked files are proven
+    // unchanged by their `stat` data instead of being left to gix as
+    // changed in the second the index was written. (The directories keep
+    // their times: git compares whole seconds, and would not record a
+    // directory dated back again in the same second, which the cache's
+    // nanoseconds would then tell apart.)
+    backdate_files(repo.root(), SystemTime::now() - Duration::from_secs(60));
+    repo.git(&["status", "--porcelain"]);
+    let again: Vec<Vec<u8>> = git.iter().map(|path| path.as_bytes().to_vec()).collect();
+    assert_eq!(repo.porcelain_paths(), again, "git's own answer changed");
+    let ours = repo.changes("");
+    let ours: Vec<&str> = ours.files.iter().map(|file| file.as_str()).collect();
+    assert_eq!(
+        ours, git,
+        "the stat comparison leads to another answer than git's"
     );
 }
 
@@ -296,6 +314,21 @@ fn mode_and_type_changes_are_listed() {
     std::os::unix::fs::symlink("target.txt", repo.root().join("becomes_link.txt")).unwrap();
     std::os::unix::fs::symlink("sub", repo.root().join("dir_link")).unwrap();
     check(&repo, &["becomes_link.txt", "dir_link", "script.sh"]);
+}
+
+#[test]
+fn attributes_deleted_from_the_worktree_no_longer_decide_a_comparison() {
+    let repo = Repo::new();
+    repo.write(".gitattributes", "*.txt text\n");
+    repo.write("a.txt", "b\n");
+    repo.commit_all("initial");
+    // Under `text`, `\r\n` would read as the committed `\n`; but git
+    // takes the attributes of a comparison from the worktree, where the
+    // file is gone (and so does gix, also when it is given an index of
+    // the unproven entries only): a change.
+    repo.write("a.txt", "b\r\n");
+    repo.remove(".gitattributes");
+    check(&repo, &[".gitattributes", "a.txt"]);
 }
 
 #[test]

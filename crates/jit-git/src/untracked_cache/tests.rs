@@ -15,14 +15,7 @@ use gix::bstr::BString;
 
 use super::{Listing, MOST_WALKS, listing};
 use crate::GitChanges;
-
-#[path = "../../tests/support/repo.rs"]
-#[allow(
-    dead_code,
-    reason = "shared with the integration tests, which use other parts"
-)]
-mod support;
-use support::{Repo, backdate};
+use crate::test_repo::{Repo, backdate};
 
 impl Repo {
     /// Dates every directory of the worktree a minute back, so that none

@@ -1,6 +1,7 @@
 //! A throwaway git repository for jit-git's tests, shared by its unit tests
-//! (`src/untracked_cache/tests.rs`) and its integration tests
-//! (`tests/git.rs`): each includes this file, and adds what it needs.
+//! (`src/lib.rs` includes it as `test_repo` for `src/untracked_cache/tests.rs`
+//! and `src/stat_check/tests.rs`) and its integration tests (`tests/git.rs`):
+//! each includes this file, and adds what it needs.
 
 use std::path::Path;
 use std::process::Command;
@@ -124,4 +125,36 @@ pub(crate) fn backdate(dir: &Path, time: SystemTime) {
     }
     let times = std::fs::FileTimes::new().set_modified(time);
     std::fs::File::open(dir).unwrap().set_times(times).unwrap();
+}
+
+/// Sets the times of every file and symbolic link below `dir` (git
+/// directories aside; links themselves, not their targets) to `time`, so
+/// that an index written now holds none of them as changed in its second.
+pub(crate) fn backdate_files(dir: &Path, time: SystemTime) {
+    let since = time.duration_since(SystemTime::UNIX_EPOCH).unwrap();
+    let at = rustix::event::Timespec {
+        tv_sec: i64::try_from(since.as_secs()).unwrap(),
+        tv_nsec: i64::from(since.subsec_nanos()),
+    };
+    let times = rustix::fs::Timestamps {
+        last_access: at,
+        last_modification: at,
+    };
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            backdate_files(&entry.path(), time);
+        } else {
+            rustix::fs::utimensat(
+                rustix::fs::CWD,
+                entry.path(),
+                &times,
+                rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+            )
+            .unwrap();
+        }
+    }
 }
