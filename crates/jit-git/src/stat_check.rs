@@ -197,6 +197,10 @@ mod linux {
             if passed_over(entry) {
                 continue;
             }
+            if !provable(entry, index_secs) {
+                found.push(position);
+                continue;
+            }
             let path = entry.path(index);
             let (dir, name) = match path.rfind_byte(b'/') {
                 Some(slash) => (path[..slash].as_bstr(), path[slash + 1..].as_bstr()),
@@ -206,9 +210,7 @@ mod linux {
                 open = Some((dir, open_dir(root, dir).ok()));
             }
             let dir_fd = open.as_ref().and_then(|(_, fd)| fd.as_ref());
-            let proven = provable(entry, index_secs)
-                && dir_fd.is_some_and(|fd| same_on_disk(fd.as_fd(), name, entry));
-            if !proven {
+            if !dir_fd.is_some_and(|fd| same_on_disk(fd.as_fd(), name, entry)) {
                 found.push(position);
             }
         }
