@@ -276,3 +276,20 @@ fn times_match_as_git_records_them() {
     assert!(!same_time(-1, 0, at(u32::MAX, 0)));
     assert!(!same_time(5, 1_000_000_000, at(5, 1_000_000_000)));
 }
+
+#[test]
+fn a_directory_turned_into_a_fifo_is_left_to_gix_without_blocking() {
+    let repo = Repo::with_commit(FILES);
+    repo.settle();
+    std::fs::remove_dir_all(repo.root().join("src/ui")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        repo.root().join("src/ui"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    // Opened for reading, a FIFO would wait for a writer forever.
+    assert_eq!(repo.unproven(""), ["src/ui/Badge.tsx", "src/ui/Card.tsx"]);
+}
