@@ -339,12 +339,18 @@ fn worktree_status(
 }
 
 /// An index of the entries of `index` at the positions `wanted` (in index
-/// order), with `index`'s time, which decides what is racy.
+/// order), with `index`'s time, which decides what is racy, and every
+/// `.gitattributes` entry: gix reads the attributes of a comparison from
+/// the worktree, and from the index it is given where the worktree has no
+/// such file (one left out by a sparse checkout, say), wherever it is,
+/// under the prefix or not.
 fn only(repo: &gix::Repository, index: &gix::index::State, wanted: &[usize]) -> gix::index::File {
     let mut state = gix::index::State::new(repo.object_hash());
-    for &position in wanted {
-        if let Some(entry) = index.entries().get(position) {
-            let path = entry.path(index);
+    let mut wanted = wanted.iter().copied().peekable();
+    for (position, entry) in index.entries().iter().enumerate() {
+        let path = entry.path(index);
+        let attributes = path.rsplit_str("/").next() == Some(b".gitattributes".as_bstr());
+        if wanted.next_if_eq(&position).is_some() || attributes {
             state.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, path);
         }
     }

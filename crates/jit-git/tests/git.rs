@@ -317,6 +317,40 @@ fn mode_and_type_changes_are_listed() {
 }
 
 #[test]
+fn attributes_only_in_the_index_still_decide_a_comparison() {
+    let repo = Repo::new();
+    repo.write(".gitattributes", "*.txt text eol=crlf\n");
+    repo.write("a.txt", "a\n");
+    repo.commit_all("initial");
+    // Checked out again with `\r\n`, as the attributes say; then the
+    // attributes left out of the worktree, as a sparse checkout leaves a
+    // file: git and gix read them from the index, and under them the file
+    // is unchanged.
+    repo.remove("a.txt");
+    repo.git(&["checkout", "--", "a.txt"]);
+    repo.git(&["update-index", "--skip-worktree", ".gitattributes"]);
+    repo.remove(".gitattributes");
+    check(&repo, &[]);
+}
+
+#[test]
+fn attributes_only_in_the_index_above_the_project_root_still_decide() {
+    let repo = Repo::new();
+    repo.write(".gitattributes", "*.txt text eol=crlf\n");
+    repo.write("sub/a.txt", "a\n");
+    repo.commit_all("initial");
+    repo.remove("sub/a.txt");
+    repo.git(&["checkout", "--", "sub/a.txt"]);
+    repo.git(&["update-index", "--assume-unchanged", ".gitattributes"]);
+    repo.remove(".gitattributes");
+    repo.git(&["config", "core.untrackedCache", "true"]);
+    backdate(repo.root(), SystemTime::now() - Duration::from_secs(60));
+    repo.git(&["status", "--porcelain"]);
+    assert_eq!(repo.porcelain_paths_in("sub"), Vec::<Vec<u8>>::new());
+    assert_eq!(repo.changes("sub").files, Vec::<Utf8PathBuf>::new());
+}
+
+#[test]
 fn attributes_deleted_from_the_worktree_no_longer_decide_a_comparison() {
     let repo = Repo::new();
     repo.write(".gitattributes", "*.txt text\n");
