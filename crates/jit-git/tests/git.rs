@@ -316,33 +316,32 @@ fn mode_and_type_changes_are_listed() {
     check(&repo, &["becomes_link.txt", "dir_link", "script.sh"]);
 }
 
-#[test]
-fn attributes_only_in_the_index_still_decide_a_comparison() {
+/// A repository whose `.gitattributes` (`*.txt text eol=crlf`) is flagged
+/// with `flag` and gone from the worktree, as a sparse checkout leaves a
+/// file out, and whose `file` is checked out again with `\r\n`, as the
+/// attributes say: git and gix read the attributes from the index, and
+/// under them the file is unchanged.
+fn attributes_only_in_the_index(file: &str, flag: &str) -> Repo {
     let repo = Repo::new();
     repo.write(".gitattributes", "*.txt text eol=crlf\n");
-    repo.write("a.txt", "a\n");
+    repo.write(file, "a\n");
     repo.commit_all("initial");
-    // Checked out again with `\r\n`, as the attributes say; then the
-    // attributes left out of the worktree, as a sparse checkout leaves a
-    // file: git and gix read them from the index, and under them the file
-    // is unchanged.
-    repo.remove("a.txt");
-    repo.git(&["checkout", "--", "a.txt"]);
-    repo.git(&["update-index", "--skip-worktree", ".gitattributes"]);
+    repo.remove(file);
+    repo.git(&["checkout", "--", file]);
+    repo.git(&["update-index", flag, ".gitattributes"]);
     repo.remove(".gitattributes");
+    repo
+}
+
+#[test]
+fn attributes_only_in_the_index_still_decide_a_comparison() {
+    let repo = attributes_only_in_the_index("a.txt", "--skip-worktree");
     check(&repo, &[]);
 }
 
 #[test]
 fn attributes_only_in_the_index_above_the_project_root_still_decide() {
-    let repo = Repo::new();
-    repo.write(".gitattributes", "*.txt text eol=crlf\n");
-    repo.write("sub/a.txt", "a\n");
-    repo.commit_all("initial");
-    repo.remove("sub/a.txt");
-    repo.git(&["checkout", "--", "sub/a.txt"]);
-    repo.git(&["update-index", "--assume-unchanged", ".gitattributes"]);
-    repo.remove(".gitattributes");
+    let repo = attributes_only_in_the_index("sub/a.txt", "--assume-unchanged");
     repo.git(&["config", "core.untrackedCache", "true"]);
     backdate(repo.root(), SystemTime::now() - Duration::from_secs(60));
     repo.git(&["status", "--porcelain"]);
