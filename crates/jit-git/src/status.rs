@@ -328,34 +328,69 @@ fn worktree_status(
     };
     changed.paths.extend(cached.files);
     if !cached.walk.is_empty() {
-        // The directories the cache cannot vouch for, walked whole; their
-        // tracked files are checked again, which only repeats answers
-        // already in the set.
+        // The directories the cache cannot vouch for, walked whole, with
+        // the index entries the walk may look up (a pass over the whole
+        // index costs as much again for every pathspec); their tracked
+        // files are checked again, which only repeats answers already in
+        // the set.
         let patterns: Vec<BString> = cached.walk.iter().map(|dir| literal_pattern(dir)).collect();
-        let mut iter = platform(repo, UntrackedFiles::Files)?.into_index_worktree_iter(patterns)?;
+        let entries = only(repo, index, &walked_entries(index, &cached.walk));
+        let mut iter = platform(repo, UntrackedFiles::Files)?
+            .index(IndexPersistedOrInMemory::InMemory(entries))
+            .into_index_worktree_iter(patterns)?;
         errors += drain(&mut iter, changed)?;
     }
     Ok(errors)
 }
 
-/// An index of the entries of `index` at the positions `wanted` (in index
-/// order), with `index`'s time, which decides what is racy, and every
-/// `.gitattributes` entry: gix reads the attributes of a comparison from
-/// the worktree, and from the index it is given where the worktree has no
-/// such file (one left out by a sparse checkout, say), wherever it is,
-/// under the prefix or not.
+/// An index of the entries of `index` at the positions `wanted` (sorted,
+/// each once), with `index`'s time, which decides what is racy, and every
+/// `.gitattributes` and `.gitignore` entry: gix reads a comparison's
+/// attributes and a walk's ignore rules from the worktree, and from the
+/// index it is given where the worktree has no such file (one left out by
+/// a sparse checkout, say), wherever it is, under the prefix or not.
 fn only(repo: &gix::Repository, index: &gix::index::State, wanted: &[usize]) -> gix::index::File {
     let mut state = gix::index::State::new(repo.object_hash());
     let mut wanted = wanted.iter().copied().peekable();
     for (position, entry) in index.entries().iter().enumerate() {
         let path = entry.path(index);
-        let attributes = path.rsplit_str("/").next() == Some(b".gitattributes".as_bstr());
-        if wanted.next_if_eq(&position).is_some() || attributes {
+        let looked_up = matches!(
+            path.rsplit_str("/").next().map(ByteSlice::as_bytes),
+            Some(b".gitattributes" | b".gitignore")
+        );
+        if wanted.next_if_eq(&position).is_some() || looked_up {
             state.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, path);
         }
     }
     state.set_timestamp(index.timestamp());
     gix::index::File::from_state(state, repo.index_path())
+}
+
+/// The positions of the index entries a walk of the directories `dirs`
+/// (worktree-relative, none inside another) may look up, sorted: every
+/// entry under them, and the first entry under each directory above them,
+/// so that gix tells a tracked directory on the way from an untracked one
+/// as it would with the whole index.
+fn walked_entries(index: &gix::index::State, dirs: &[BString]) -> Vec<usize> {
+    let mut positions = Vec::new();
+    for dir in dirs {
+        let mut prefix = BString::default();
+        for name in dir.split_str("/") {
+            prefix.extend_from_slice(name);
+            prefix.push(b'/');
+            let Some(range) = index.prefixed_entries_range(prefix.as_bstr()) else {
+                continue;
+            };
+            if prefix.len() == dir.len() + 1 {
+                positions.extend(range);
+            } else if !range.is_empty() {
+                positions.push(range.start);
+            }
+        }
+    }
+    positions.sort_unstable();
+    positions.dedup();
+    positions
 }
 
 /// Adds every item of a worktree status `iter` to `changed`; how many
@@ -551,3 +586,6 @@ pub(crate) fn describe(err: &gix::Error) -> String {
         parts.join(": ")
     }
 }
+
+#[cfg(test)]
+mod tests;
