@@ -28,9 +28,12 @@
 //!   deleted).
 //!
 //! Every other entry is gix's to decide, as it was before: a looser
-//! configuration only makes gix settle more of them itself. Linux only
-//! (`statx`, `openat2` from Linux 5.6); elsewhere, or when the worktree or
-//! `openat2` cannot be used, there is no answer and gix checks every entry.
+//! configuration only makes gix settle more of them itself. When more than
+//! a quarter of the entries (and more than 100) are left to gix, the
+//! comparison gives up and gix checks every entry, which then costs less.
+//! Linux only (`statx`, `openat2` from Linux 5.6); elsewhere, or when the
+//! worktree or `openat2` cannot be used, there is no answer and gix checks
+//! every entry.
 
 use gix::index::State;
 
@@ -42,7 +45,8 @@ use gix::index::entry::{Flags, Mode};
 /// The positions in `index` of its entries under `prefix` (worktree-relative
 /// without a trailing `/`; empty for all of them) that a `stat` comparison
 /// cannot prove unchanged, in index order; `None` when the comparison
-/// cannot run here, and every entry is gix's to check.
+/// cannot run here or leaves too many to gix, and every entry is gix's to
+/// check.
 pub(crate) fn unproven(
     index: &State,
     workdir: &std::path::Path,
@@ -103,6 +107,11 @@ mod linux {
     const CHUNK: usize = 500;
     /// At most this many threads check at once (git's preload takes up to 20).
     const MOST_THREADS: usize = 8;
+    /// The comparison gives up (no answer) once more than this many
+    /// entries, and more than a quarter of them, are left to gix: past that,
+    /// gix's own check of every entry costs less than the comparison and
+    /// its check of those (every file touched, say).
+    pub(super) const FEWEST_TO_GIVE_UP: usize = 100;
 
     /// The `statx` fields compared with an entry's.
     const FIELDS: StatxFlags = StatxFlags::TYPE
@@ -130,17 +139,20 @@ mod linux {
         open_dir(root.as_fd(), b".".as_bstr()).ok()?;
         let index_secs = index.timestamp().unix_seconds();
         let chunks = range.len().div_ceil(CHUNK);
-        let next = AtomicUsize::new(0);
+        let most_unproven = (range.len() / 4).max(FEWEST_TO_GIVE_UP);
+        let (next, unproven) = (AtomicUsize::new(0), AtomicUsize::new(0));
         let work = || {
             let mut found = Vec::new();
             loop {
                 let chunk = next.fetch_add(1, Ordering::Relaxed);
-                if chunk >= chunks {
+                if chunk >= chunks || unproven.load(Ordering::Relaxed) > most_unproven {
                     return found;
                 }
                 let start = range.start + chunk * CHUNK;
                 let end = range.end.min(start + CHUNK);
+                let before = found.len();
                 check(index, start..end, root.as_fd(), index_secs, &mut found);
+                unproven.fetch_add(found.len() - before, Ordering::Relaxed);
             }
         };
         let threads = std::thread::available_parallelism()
@@ -164,6 +176,9 @@ mod linux {
             }
             Some(found)
         })?;
+        if unproven.load(Ordering::Relaxed) > most_unproven {
+            return None;
+        }
         found.sort_unstable();
         Some(found)
     }

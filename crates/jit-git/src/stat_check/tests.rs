@@ -14,7 +14,7 @@ use gix::index::entry::stat::Time;
 use gix::index::entry::{Flags, Mode};
 use rustix::fd::AsFd;
 
-use super::linux::{open_dir, same_on_disk, same_time};
+use super::linux::{FEWEST_TO_GIVE_UP, open_dir, same_on_disk, same_time};
 use super::{provable, unproven};
 use crate::GitChanges;
 use crate::test_repo::{Repo, backdate, backdate_files};
@@ -292,4 +292,28 @@ fn a_directory_turned_into_a_fifo_is_left_to_gix_without_blocking() {
     .unwrap();
     // Opened for reading, a FIFO would wait for a writer forever.
     assert_eq!(repo.unproven(""), ["src/ui/Badge.tsx", "src/ui/Card.tsx"]);
+}
+
+#[test]
+fn the_comparison_gives_up_past_a_quarter_of_the_entries_and_a_hundred() {
+    for (count, most) in [(FEWEST_TO_GIVE_UP + 1, FEWEST_TO_GIVE_UP), (1_000, 250)] {
+        let files: Vec<String> = (0..count)
+            .map(|i| format!("d{:02}/f{i:04}.txt", i / 50))
+            .collect();
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        let repo = Repo::with_commit(&names);
+        repo.settle();
+        for file in &files[..most] {
+            std::fs::remove_file(repo.root().join(file)).unwrap();
+        }
+        assert_eq!(repo.unproven("").len(), most, "{count} files");
+        std::fs::remove_file(repo.root().join(&files[most])).unwrap();
+        let index = repo.index();
+        assert_eq!(
+            unproven(&index, repo.root(), b""),
+            None,
+            "{count} files, {} left to gix",
+            most + 1
+        );
+    }
 }
