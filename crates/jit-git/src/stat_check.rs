@@ -145,7 +145,7 @@ mod linux {
             let mut found = Vec::new();
             loop {
                 let chunk = next.fetch_add(1, Ordering::Relaxed);
-                if chunk >= chunks || unproven.load(Ordering::Relaxed) > most_unproven {
+                if chunk >= chunks || too_many(&unproven, most_unproven) {
                     return found;
                 }
                 let start = range.start + chunk * CHUNK;
@@ -176,11 +176,19 @@ mod linux {
             }
             Some(found)
         })?;
-        if unproven.load(Ordering::Relaxed) > most_unproven {
+        if too_many(&unproven, most_unproven) {
             return None;
         }
         found.sort_unstable();
         Some(found)
+    }
+
+    /// Whether the comparison gives up: more than `most` entries left to
+    /// gix. The one test for both the threads (which then stop taking
+    /// chunks) and the answer (which is then none), so that no chunk is
+    /// left unchecked in an answer.
+    fn too_many(unproven: &AtomicUsize, most: usize) -> bool {
+        unproven.load(Ordering::Relaxed) > most
     }
 
     /// The positions of the entries under `prefix`.
