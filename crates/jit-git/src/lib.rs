@@ -59,6 +59,19 @@ mod untracked_cache;
 )]
 mod test_repo;
 
+#[cfg(test)]
+impl test_repo::Repo {
+    /// The repository as the status opens it, reading only its own
+    /// configuration.
+    #[allow(clippy::unwrap_used, reason = "tests fail loudly on broken fixtures")]
+    pub(crate) fn opened(&self) -> gix::Repository {
+        GitChanges::new()
+            .repository_config_only()
+            .open(self.root())
+            .unwrap()
+    }
+}
+
 pub use error::{Error, ErrorKind};
 pub use jit_base::{Signals, narrow_to_cwd};
 pub use status::{GitChanges, changed_files};

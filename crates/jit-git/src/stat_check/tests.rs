@@ -16,7 +16,6 @@ use rustix::fd::AsFd;
 
 use super::linux::{FEWEST_TO_GIVE_UP, open_dir, same_on_disk, same_time};
 use super::{provable, unproven};
-use crate::GitChanges;
 use crate::test_repo::{Repo, backdate, backdate_files};
 
 impl Repo {
@@ -31,10 +30,7 @@ impl Repo {
     }
 
     fn index(&self) -> gix::index::File {
-        let repo = GitChanges::new()
-            .repository_config_only()
-            .open(self.root())
-            .unwrap();
+        let repo = self.opened();
         repo.open_index().unwrap()
     }
 

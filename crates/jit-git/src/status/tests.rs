@@ -8,7 +8,6 @@
 use gix::bstr::BString;
 
 use super::{only, walked_entries};
-use crate::GitChanges;
 use crate::test_repo::Repo;
 
 const FILES: &[&str] = &[
@@ -32,7 +31,7 @@ fn paths(index: &gix::index::State, positions: &[usize]) -> Vec<String> {
 #[test]
 fn a_walk_looks_up_the_entries_under_its_directories_and_one_above_each() {
     let repo = Repo::with_commit(FILES);
-    let index = open(&repo).open_index().unwrap();
+    let index = repo.opened().open_index().unwrap();
     let walk = |dirs: &[&str]| {
         let dirs: Vec<BString> = dirs.iter().map(|dir| BString::from(*dir)).collect();
         paths(&index, &walked_entries(&index, &dirs))
@@ -54,10 +53,10 @@ fn a_walk_looks_up_the_entries_under_its_directories_and_one_above_each() {
 #[test]
 fn an_index_of_some_entries_keeps_the_attributes_and_ignore_files() {
     let repo = Repo::with_commit(FILES);
-    let index = open(&repo).open_index().unwrap();
+    let index = repo.opened().open_index().unwrap();
     let wanted = [4, 7];
     assert_eq!(paths(&index, &wanted), ["a/b/c/x", "d/e"]);
-    let some = only(&open(&repo), &index, &wanted);
+    let some = only(&repo.opened(), &index, &wanted);
     let kept: Vec<String> = some
         .entries()
         .iter()
@@ -65,11 +64,4 @@ fn an_index_of_some_entries_keeps_the_attributes_and_ignore_files() {
         .collect();
     assert_eq!(kept, [".gitignore", "a/.gitattributes", "a/b/c/x", "d/e"]);
     assert_eq!(some.timestamp(), index.timestamp());
-}
-
-fn open(repo: &Repo) -> gix::Repository {
-    GitChanges::new()
-        .repository_config_only()
-        .open(repo.root())
-        .unwrap()
 }

@@ -32,10 +32,7 @@ impl Repo {
 
     /// What the cache tells about the worktree below `prefix`, sorted.
     fn listing(&self, prefix: &str) -> Option<Listing> {
-        let repo = GitChanges::new()
-            .repository_config_only()
-            .open(self.root())
-            .unwrap();
+        let repo = self.opened();
         let index = repo.index_or_empty().unwrap();
         sorted(listing(&repo, &index, prefix.as_bytes(), || None))
     }
@@ -187,10 +184,7 @@ fn a_cache_written_in_the_second_of_a_change_is_not_trusted() {
     // unseen. (Dating them now would straddle a second now and then.)
     backdate(repo.root(), SystemTime::now() + Duration::from_secs(60));
     repo.git(&["-c", "core.untrackedCache=true", "status", "--porcelain"]);
-    let opened = GitChanges::new()
-        .repository_config_only()
-        .open(repo.root())
-        .unwrap();
+    let opened = repo.opened();
     assert!(opened.index_or_empty().unwrap().untracked().is_some());
     assert_eq!(repo.listing(""), None);
     repo.check(&FIXTURE_STATUS);
@@ -292,10 +286,7 @@ fn the_global_ignore_file_is_followed_through_a_link() {
     repo.git(&["config", "core.excludesFile", link.to_str().unwrap()]);
     repo.cache(&[]);
     let configured = |repo: &Repo| {
-        let opened = GitChanges::new()
-            .repository_config_only()
-            .open(repo.root())
-            .unwrap();
+        let opened = repo.opened();
         let index = opened.index_or_empty().unwrap();
         listing(&opened, &index, b"", || Some(link.clone()))
     };
@@ -419,29 +410,23 @@ fn the_default_global_ignore_file_is_xdg_config_home_then_home() {
 fn a_configured_global_ignore_file_is_taken_from_the_worktree_top() {
     use crate::status::excludes_file;
     let repo = fixture();
-    let opened = |repo: &Repo| {
-        GitChanges::new()
-            .repository_config_only()
-            .open(repo.root())
-            .unwrap()
-    };
     // Only the repository's configuration, and nothing configured: none;
     // with the user's, git's default (the environment is read for the
     // path, and no file is opened).
-    assert_eq!(excludes_file(&opened(&repo), true), None);
+    assert_eq!(excludes_file(&repo.opened(), true), None);
     assert_eq!(
-        excludes_file(&opened(&repo), false),
+        excludes_file(&repo.opened(), false),
         crate::status::default_excludes_file(|name| std::env::var_os(name))
     );
     repo.git(&["config", "core.excludesFile", "my-ignore"]);
-    let workdir = opened(&repo).workdir().unwrap().to_owned();
+    let workdir = repo.opened().workdir().unwrap().to_owned();
     assert_eq!(
-        excludes_file(&opened(&repo), true),
+        excludes_file(&repo.opened(), true),
         Some(workdir.join("my-ignore"))
     );
     repo.git(&["config", "core.excludesFile", "/etc/elsewhere"]);
     assert_eq!(
-        excludes_file(&opened(&repo), false),
+        excludes_file(&repo.opened(), false),
         Some("/etc/elsewhere".into())
     );
 }
