@@ -35,7 +35,8 @@ fn jit_timed() -> &'static Timed {
             // `bench` build does not share (docs/PERFORMANCE.md).
             eprintln!(
                 "note: this is the `bench` profile's build, linked without most of the link \
-                 order; JIT_BENCH_BIN=target/release/jit times the release build"
+                 order; to time the release build, copy it out of target/release first (cargo \
+                 bench puts its own build there) and pass the copy as JIT_BENCH_BIN"
             );
         }
         let source = given.unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_jit")));
