@@ -19,6 +19,11 @@
 //!   own cost (reading it, the walk) beside the check that proves it.
 //! * `floor_cached_lstat`: the same with one `lstat` of each absolute path,
 //!   as the check asked before.
+//! * `cached_cold`, `floor_cached_cold`: `cached` and `floor_cached` with
+//!   the CPU's caches evicted before each sample (256 MiB written, untimed).
+//!   Timed back to back, a walk finds the kernel's directory entries and
+//!   inodes in the CPU's caches where the last walk left them; a session
+//!   start is a new process, minutes after the last, and meets them cold.
 //!
 //! Without `--bench` (`cargo test --benches`) each runs once, on the same
 //! tree.
@@ -28,7 +33,7 @@
     reason = "benchmark setup fails loudly"
 )]
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use bench_tree::{Spec, Tree};
@@ -102,14 +107,7 @@ fn uncached(bencher: Bencher) {
 #[divan::bench(sample_count = 30, sample_size = 1)]
 fn floor_cached(bencher: Bencher) {
     let fixture = fixture();
-    let below: Vec<&str> = fixture
-        .dirs
-        .iter()
-        .map(|dir| {
-            let rel = dir.strip_prefix(&fixture.root).unwrap().as_str();
-            if rel.is_empty() { "." } else { rel }
-        })
-        .collect();
+    let below = below_root(fixture);
     let count = |chunk: &[&str]| statx_below(&fixture.root, chunk);
     assert_eq!(
         on_threads(&below, count),
@@ -117,6 +115,57 @@ fn floor_cached(bencher: Bencher) {
         "every directory stated"
     );
     bencher.bench(|| on_threads(&below, count));
+}
+
+/// `cached` after the CPU's caches were evicted, as a new process meets
+/// the tree.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn cached_cold(bencher: Bencher) {
+    let fixture = fixture();
+    bencher
+        .with_inputs(evict_caches)
+        .bench_values(|()| ProjectWalk::with_cache(&fixture.root, &fixture.cache));
+}
+
+/// `floor_cached` after the CPU's caches were evicted.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn floor_cached_cold(bencher: Bencher) {
+    let fixture = fixture();
+    let below = below_root(fixture);
+    let count = |chunk: &[&str]| statx_below(&fixture.root, chunk);
+    bencher
+        .with_inputs(evict_caches)
+        .bench_values(|()| on_threads(&below, count));
+}
+
+/// Writes a byte in every cache line of a buffer large enough that what
+/// the next sample reads comes from memory, not the CPU's caches (on the
+/// machine docs/PERFORMANCE.md was measured on, a bare `lstat` of every
+/// directory after writing 16, 64, 256 and 1,024 MiB took 5.4, 6.5, 7.4
+/// and 7.7 ms).
+fn evict_caches() {
+    const EVICT_BYTES: usize = 256 << 20;
+    static BUFFER: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+    let mut buffer = BUFFER.lock().unwrap();
+    if buffer.is_empty() {
+        buffer.resize(EVICT_BYTES, 0);
+    }
+    for line in buffer.chunks_mut(64) {
+        line[0] = line[0].wrapping_add(1);
+    }
+    std::hint::black_box(&*buffer);
+}
+
+/// Every directory the walk visits, relative to the root (`.` for it).
+fn below_root(fixture: &Fixture) -> Vec<&str> {
+    fixture
+        .dirs
+        .iter()
+        .map(|dir| {
+            let rel = dir.strip_prefix(&fixture.root).unwrap().as_str();
+            if rel.is_empty() { "." } else { rel }
+        })
+        .collect()
 }
 
 /// `floor_cached` as the cache checked directories before it stated them
