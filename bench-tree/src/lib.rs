@@ -29,10 +29,12 @@
 #![deny(missing_docs)]
 
 mod alloc;
+mod evict;
 mod rng;
 mod scratch;
 mod tree;
 
 pub use alloc::CountingAlloc;
+pub use evict::{EVICT_BYTES, evict_cpu_caches};
 pub use scratch::{fixture_dir, remove_scratch};
 pub use tree::{CHAIN, DEPTH, ROOT_RULES, Spec, Tree, generate};

@@ -25,6 +25,12 @@
 //!   read it, and three untracked files (one in a new directory).
 //! * `process_floor`: `jit --version`, what any fresh process of the binary
 //!   costs, for the two above.
+//! * `first_touch_fresh_process_cold`, `process_floor_cold`: the same two
+//!   with the CPU's caches evicted before each process
+//!   ([`bench_tree::evict_cpu_caches`], untimed). Run back to back, each
+//!   process finds the binary's code and the kernel's directory entries in
+//!   the caches where the one before left them; a hook call after the agent
+//!   paused finds them cold. The engine's cold `elapsed_us` is printed too.
 //!
 //! `JIT_BENCH_BIN=PATH` times another build of `jit` with the same
 //! benchmarks (a statically linked one, say: see docs/PERFORMANCE.md).
@@ -239,17 +245,22 @@ fn base_home(repo: &Repo) -> PathBuf {
 fn engine_medians() {
     let repo = touch_repo();
     let runs = 30;
-    let touch: Vec<u64> = (0..runs)
-        .map(|_| {
-            first_touch_once(repo)["steps"][0]["elapsed_us"]
-                .as_u64()
-                .unwrap()
-        })
-        .collect();
+    let step = |cold: bool| -> u64 {
+        if cold {
+            bench_tree::evict_cpu_caches();
+        }
+        first_touch_once(repo)["steps"][0]["elapsed_us"]
+            .as_u64()
+            .unwrap()
+    };
+    let touch: Vec<u64> = (0..runs).map(|_| step(false)).collect();
+    let cold: Vec<u64> = (0..runs).map(|_| step(true)).collect();
     eprintln!(
-        "first touch of {} (20k tree): engine elapsed_us median {} over {runs} processes",
+        "first touch of {} (20k tree): engine elapsed_us median {} over {runs} processes; \
+         {} with the CPU's caches evicted before each",
         repo.tree.deep_file,
-        median(touch)
+        median(touch),
+        median(cold)
     );
     let runs = 10;
     for variant in ["scoped", "unscoped", "cached"] {
@@ -345,14 +356,17 @@ fn variant_repo(variant: &str) -> (&'static Repo, bool) {
 /// the same binary that does nothing.
 #[divan::bench(sample_count = 30, sample_size = 1)]
 fn process_floor(bencher: Bencher) {
-    bencher.bench(|| {
-        let out = Command::new(bin::jit_bin())
-            .arg("--version")
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        out.stdout.len()
-    });
+    bencher.bench(version_once);
+}
+
+/// One `jit --version` process: the length of what it printed.
+fn version_once() -> usize {
+    let out = Command::new(bin::jit_bin())
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    out.stdout.len()
 }
 
 /// One new `jit` process's first touch of the deep file.
@@ -360,6 +374,25 @@ fn process_floor(bencher: Bencher) {
 fn first_touch_fresh_process(bencher: Bencher) {
     let repo = touch_repo();
     bencher.bench(|| jit_output(repo, &first_touch_args(repo), true));
+}
+
+/// [`process_floor`] with the CPU's caches evicted before each process,
+/// as a process started after a pause meets them.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn process_floor_cold(bencher: Bencher) {
+    bencher
+        .with_inputs(bench_tree::evict_cpu_caches)
+        .bench_values(|()| version_once());
+}
+
+/// [`first_touch_fresh_process`] with the CPU's caches evicted before each
+/// process: a hook call after the agent paused.
+#[divan::bench(sample_count = 30, sample_size = 1)]
+fn first_touch_fresh_process_cold(bencher: Bencher) {
+    let repo = touch_repo();
+    bencher
+        .with_inputs(bench_tree::evict_cpu_caches)
+        .bench_values(|()| jit_output(repo, &first_touch_args(repo), true));
 }
 
 /// The variants of the startup benchmarks: with scoped rules or without,

@@ -20,7 +20,8 @@
 //! * `floor_cached_lstat`: the same with one `lstat` of each absolute path,
 //!   as the check asked before.
 //! * `cached_cold`, `floor_cached_cold`: `cached` and `floor_cached` with
-//!   the CPU's caches evicted before each sample (256 MiB written, untimed).
+//!   the CPU's caches evicted before each sample
+//!   ([`bench_tree::evict_cpu_caches`], untimed).
 //!   Timed back to back, a walk finds the kernel's directory entries and
 //!   inodes in the CPU's caches where the last walk left them; a session
 //!   start is a new process, minutes after the last, and meets them cold.
@@ -33,7 +34,7 @@
     reason = "benchmark setup fails loudly"
 )]
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use bench_tree::{Spec, Tree};
@@ -123,7 +124,7 @@ fn floor_cached(bencher: Bencher) {
 fn cached_cold(bencher: Bencher) {
     let fixture = fixture();
     bencher
-        .with_inputs(evict_caches)
+        .with_inputs(bench_tree::evict_cpu_caches)
         .bench_values(|()| ProjectWalk::with_cache(&fixture.root, &fixture.cache));
 }
 
@@ -134,26 +135,8 @@ fn floor_cached_cold(bencher: Bencher) {
     let below = below_root(fixture);
     let count = |chunk: &[&str]| statx_below(&fixture.root, chunk);
     bencher
-        .with_inputs(evict_caches)
+        .with_inputs(bench_tree::evict_cpu_caches)
         .bench_values(|()| on_threads(&below, count));
-}
-
-/// Writes a byte in every cache line of a buffer large enough that what
-/// the next sample reads comes from memory, not the CPU's caches (on the
-/// machine docs/PERFORMANCE.md was measured on, a bare `lstat` of every
-/// directory after writing 16, 64, 256 and 1,024 MiB took 5.4, 6.5, 7.4
-/// and 7.7 ms).
-fn evict_caches() {
-    const EVICT_BYTES: usize = 256 << 20;
-    static BUFFER: Mutex<Vec<u8>> = Mutex::new(Vec::new());
-    let mut buffer = BUFFER.lock().unwrap();
-    if buffer.is_empty() {
-        buffer.resize(EVICT_BYTES, 0);
-    }
-    for line in buffer.chunks_mut(64) {
-        line[0] = line[0].wrapping_add(1);
-    }
-    std::hint::black_box(&*buffer);
 }
 
 /// Every directory the walk visits, relative to the root (`.` for it).
