@@ -9,8 +9,14 @@ pub(crate) const WALK_CACHE_VAR: &str = "JIT_WALK_CACHE";
 /// The walk cache of the project at `root` (canonical):
 /// `STATE_DIR/walks/NAME-HASH.walk`, NAME the root's last component and
 /// HASH its whole path's; `None` when `JIT_WALK_CACHE` turns it off or no
-/// state directory can be named.
+/// state directory can be named (and in this crate's unit tests).
 pub(crate) fn for_root(root: &Utf8Path) -> Option<WalkCache> {
+    // The unit tests run in one process with the user's environment, which
+    // they cannot safely change: their temporary projects' walks keep no
+    // cache, so that nothing is written under the real home directory.
+    if cfg!(test) {
+        return None;
+    }
     if let Some(value) = std::env::var_os(WALK_CACHE_VAR)
         && matches!(
             value.to_string_lossy().trim().to_ascii_lowercase().as_str(),
@@ -52,6 +58,11 @@ fn file_name(root: &Utf8Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unit_tests_keep_no_walk_cache_under_the_real_home() {
+        assert!(for_root(Utf8Path::new("/work/my proj")).is_none());
+    }
 
     #[test]
     fn one_readable_file_per_root() {
