@@ -16,19 +16,23 @@ pub const EVICT_BYTES: usize = 256 << 20;
 
 /// Writes a byte in every 64-byte line of a buffer of [`EVICT_BYTES`]
 /// (allocated on the first call and kept), so that what runs next reads
-/// its data and code from memory rather than from the CPU's caches.
+/// its data and code from memory rather than from the CPU's caches; returns
+/// how many lines it wrote.
 ///
 /// ```
-/// bench_tree::evict_cpu_caches();
+/// assert_eq!(bench_tree::evict_cpu_caches(), 256 * 1024 * 1024 / 64);
 /// ```
-pub fn evict_cpu_caches() {
+pub fn evict_cpu_caches() -> usize {
     static BUFFER: Mutex<Vec<u8>> = Mutex::new(Vec::new());
     let mut buffer = BUFFER.lock().unwrap_or_else(PoisonError::into_inner);
     if buffer.is_empty() {
         buffer.resize(EVICT_BYTES, 0);
     }
+    let mut lines = 0;
     for line in buffer.chunks_mut(64) {
         line[0] = line[0].wrapping_add(1);
+        lines += 1;
     }
     std::hint::black_box(&*buffer);
+    lines
 }

@@ -382,7 +382,7 @@ fn first_touch_fresh_process(bencher: Bencher) {
 fn process_floor_cold(bencher: Bencher) {
     bencher
         .with_inputs(bench_tree::evict_cpu_caches)
-        .bench_values(|()| version_once());
+        .bench_values(|_lines| version_once());
 }
 
 /// [`first_touch_fresh_process`] with the CPU's caches evicted before each
@@ -392,7 +392,7 @@ fn first_touch_fresh_process_cold(bencher: Bencher) {
     let repo = touch_repo();
     bencher
         .with_inputs(bench_tree::evict_cpu_caches)
-        .bench_values(|()| jit_output(repo, &first_touch_args(repo), true));
+        .bench_values(|_lines| jit_output(repo, &first_touch_args(repo), true));
 }
 
 /// The variants of the startup benchmarks: with scoped rules or without,

@@ -125,7 +125,7 @@ fn cached_cold(bencher: Bencher) {
     let fixture = fixture();
     bencher
         .with_inputs(bench_tree::evict_cpu_caches)
-        .bench_values(|()| ProjectWalk::with_cache(&fixture.root, &fixture.cache));
+        .bench_values(|_lines| ProjectWalk::with_cache(&fixture.root, &fixture.cache));
 }
 
 /// `floor_cached` after the CPU's caches were evicted.
@@ -136,7 +136,7 @@ fn floor_cached_cold(bencher: Bencher) {
     let count = |chunk: &[&str]| statx_below(&fixture.root, chunk);
     bencher
         .with_inputs(bench_tree::evict_cpu_caches)
-        .bench_values(|()| on_threads(&below, count));
+        .bench_values(|_lines| on_threads(&below, count));
 }
 
 /// Every directory the walk visits, relative to the root (`.` for it).
