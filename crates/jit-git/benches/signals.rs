@@ -11,19 +11,22 @@
     reason = "a benchmark fixture that cannot be built should fail loudly"
 )]
 
-use std::path::Path;
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use divan::Bencher;
 use jit_git::{GitChanges, startup_signals};
+
+#[path = "../tests/support/repo.rs"]
+#[allow(dead_code, reason = "shared with the tests, which use other parts")]
+mod support;
+use support::Repo;
 
 fn main() {
     let fixture = fixture();
     let signals = startup_signals(&fixture.root, &fixture.root, &source());
-    let git = git_status(&fixture.root);
+    let git = git_status(&fixture.repo);
     // Both sides must be doing the same job for the comparison to mean anything.
     assert_eq!(
         signals.signals,
@@ -57,16 +60,16 @@ fn main() {
     let benchmarking = std::env::args().any(|arg| arg == "--bench");
     let listing = std::env::args().any(|arg| arg == "--list");
     if benchmarking && !listing {
-        interleaved_ratio(&fixture.root, 30);
+        interleaved_ratio(fixture, 30);
     }
-    // The fixture and the home sit in statics, which are never dropped.
-    for dir in [fixture.dir.path(), fixture.home.path(), &fixture_home()] {
+    // The fixture and its home sit in a static, which is never dropped.
+    for dir in [fixture.repo.dir.path(), fixture.repo.home.path()] {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
 
-fn interleaved_ratio(root: &Utf8Path, runs: usize) {
-    let source = source();
+fn interleaved_ratio(fixture: &Fixture, runs: usize) {
+    let (root, source) = (&fixture.root, source());
     let mut ours = Vec::with_capacity(runs);
     let mut theirs = Vec::with_capacity(runs);
     let (mut our_cpu, mut their_cpu) = (0, 0);
@@ -77,7 +80,7 @@ fn interleaved_ratio(root: &Utf8Path, runs: usize) {
         ours.push(start.elapsed());
         let middle = cpu_ticks();
         let start = Instant::now();
-        divan::black_box(git_status(root));
+        divan::black_box(git_status(&fixture.repo));
         theirs.push(start.elapsed());
         let after = cpu_ticks();
         if let (Some(before), Some(middle), Some(after)) = (before, middle, after) {
@@ -128,8 +131,8 @@ const DIRECTORIES: usize = TOP_DIRECTORIES * (1 + SUBDIRECTORIES);
 const FILES: usize = DIRECTORIES * 10;
 
 struct Fixture {
-    dir: tempfile::TempDir,
-    home: tempfile::TempDir,
+    repo: Repo,
+    /// The repository's root, canonical, as jit-git is given it.
     root: Utf8PathBuf,
 }
 
@@ -142,81 +145,32 @@ fn source() -> GitChanges {
     GitChanges::new().repository_config_only()
 }
 
-fn git(root: &Utf8Path, args: &[&str]) -> Vec<u8> {
-    let output = git_command(root, args).output().unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output.stdout
-}
-
-fn git_command(root: &Utf8Path, args: &[&str]) -> Command {
-    let home = &fixture_home();
-    let mut command = Command::new("git");
-    command
-        .args(args)
-        .current_dir(root)
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
-    command
-}
-
-/// A `HOME` for the spawned `git`, so the real one is never read.
-fn fixture_home() -> std::path::PathBuf {
-    static HOME: OnceLock<tempfile::TempDir> = OnceLock::new();
-    HOME.get_or_init(|| tempfile::tempdir().unwrap())
-        .path()
-        .to_owned()
-}
-
 /// What the article's collector runs, spawned the same way.
-fn git_status(root: &Utf8Path) -> Vec<u8> {
-    git(
-        root,
-        &[
-            "--no-optional-locks",
-            "status",
-            "--porcelain",
-            "-z",
-            "-uall",
-        ],
-    )
-}
-
-fn write(root: &Path, path: &str, content: &str) {
-    let path = root.join(path);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
+fn git_status(repo: &Repo) -> Vec<u8> {
+    repo.git(&[
+        "--no-optional-locks",
+        "status",
+        "--porcelain",
+        "-z",
+        "-uall",
+    ])
 }
 
 fn build_fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
-    git(&root, &["config", "user.name", "Bench"]);
-    git(&root, &["config", "user.email", "bench@example.invalid"]);
-    git(&root, &["config", "commit.gpgsign", "false"]);
+    let repo = Repo::new();
+    let root = Utf8PathBuf::from_path_buf(repo.root().canonicalize().unwrap()).unwrap();
     for top in 0..TOP_DIRECTORIES {
         let top_dir = format!("pkg{top:02}");
         for file in 0..10 {
-            write(
-                root.as_std_path(),
-                &format!("{top_dir}/mod{file}.rs"),
+            repo.write(
+                format!("{top_dir}/mod{file}.rs"),
                 &format!("// {top_dir} {file}\npub fn f() {{}}\n"),
             );
         }
         for sub in 0..SUBDIRECTORIES {
             for file in 0..10 {
-                write(
-                    root.as_std_path(),
-                    &format!("{top_dir}/sub{sub:02}/file{file}.ts"),
+                repo.write(
+                    format!("{top_dir}/sub{sub:02}/file{file}.ts"),
                     &format!("export const v = {top}_{sub}_{file};\n"),
                 );
             }
@@ -226,29 +180,25 @@ fn build_fixture() -> Fixture {
     // would be re-read on every status, by git and gix alike; real worktrees
     // are older than their index.
     std::thread::sleep(Duration::from_millis(1100));
-    git(&root, &["add", "-A"]);
-    git(&root, &["commit", "-q", "-m", "fixture"]);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "fixture"]);
     for path in [
         "pkg00/mod0.rs",
         "pkg07/sub03/file1.ts",
         "pkg19/sub48/file9.ts",
         "pkg33/sub20/file5.ts",
     ] {
-        write(root.as_std_path(), path, "// changed\n");
+        repo.write(path, "// changed\n");
     }
     std::fs::remove_file(root.join("pkg25/sub11/file2.ts")).unwrap();
-    write(root.as_std_path(), "pkg02/sub02/new.ts", "new\n");
-    write(root.as_std_path(), "pkg39/notes.md", "new\n");
-    write(root.as_std_path(), "tools/gen/run.py", "new\n");
-    write(root.as_std_path(), "tools/gen/lib/util.py", "new\n");
+    repo.write("pkg02/sub02/new.ts", "new\n");
+    repo.write("pkg39/notes.md", "new\n");
+    repo.write("tools/gen/run.py", "new\n");
+    repo.write("tools/gen/lib/util.py", "new\n");
     // Let the one optional index write happen now rather than inside a
     // measured run.
-    git(&root, &["status", "--porcelain"]);
-    Fixture {
-        dir,
-        home: tempfile::tempdir().unwrap(),
-        root,
-    }
+    repo.git(&["status", "--porcelain"]);
+    Fixture { repo, root }
 }
 
 /// The startup signals at the repository root, through gix.
@@ -262,6 +212,6 @@ fn gix_startup_signals(bencher: Bencher) {
 /// Spawning `git --no-optional-locks status --porcelain -z -uall` and waiting for it.
 #[divan::bench(sample_count = 30, sample_size = 1)]
 fn git_cli_status(bencher: Bencher) {
-    let root = &fixture().root;
-    bencher.bench(|| git_status(root));
+    let repo = &fixture().repo;
+    bencher.bench(|| git_status(repo));
 }

@@ -1,7 +1,7 @@
 //! A throwaway git repository for jit-git's tests, shared by its unit tests
 //! (`src/lib.rs` includes it as `test_repo` for `src/untracked_cache/tests.rs`
-//! and `src/stat_check/tests.rs`) and its integration tests (`tests/git.rs`):
-//! each includes this file, and adds what it needs.
+//! and `src/stat_check/tests.rs`), its integration tests (`tests/git.rs`) and
+//! its `signals` bench: each includes this file, and adds what it needs.
 
 use std::path::Path;
 use std::process::Command;
