@@ -299,10 +299,12 @@ fn same_text(
     let Some(recorded) = recorded else {
         return false;
     };
-    // Over the cap, the text read is a part of the file, whose hash is not
-    // the whole file's: the file counts as changed.
-    let Ok(mut text) = jit_base::read_capped(file, meta.len(), IGNORE_FILE_CAP) else {
-        return false;
+    // Over the cap, the text read is only the start of the file, which
+    // could be all of what git recorded (a file of the cap and one byte,
+    // grown since): the file counts as changed.
+    let mut text = match jit_base::read_capped(file, meta.len(), IGNORE_FILE_CAP) {
+        Ok(text) if text.len() as u64 <= IGNORE_FILE_CAP => text,
+        _ => return false,
     };
     let blob = |text: &[u8]| gix::objs::compute_hash(hash, gix::objs::Kind::Blob, text).ok();
     if blob(&text) == Some(recorded) {

@@ -312,6 +312,27 @@ fn a_gitignore_too_long_to_compare_is_taken_as_changed() {
     repo.check(&FIXTURE_STATUS);
 }
 
+#[test]
+fn a_gitignore_one_byte_over_the_cap_is_taken_as_changed_though_its_start_matches() {
+    // What the comparison reads of it (the cap and one byte) is the whole
+    // file git recorded, so its hash matches; a line appended since, which
+    // the read would not reach, must not go unseen.
+    let cap = usize::try_from(super::IGNORE_FILE_CAP).unwrap();
+    let mut text = "*.tmp\n".to_owned();
+    text.push_str(&"#".repeat(cap - text.len()));
+    text.push('\n');
+    assert_eq!(text.len(), cap + 1);
+    let repo = fixture();
+    repo.write("docs/.gitignore", &text);
+    repo.git(&["commit", "-qam", "an ignore file one byte over the cap"]);
+    repo.cache(&[]);
+    assert_eq!(
+        repo.listing(""),
+        listed(&["src/ui/New.tsx"], &["docs", "tools"])
+    );
+    repo.check(&FIXTURE_STATUS);
+}
+
 /// Rewrites, in place, bytes of the index's untracked cache extension:
 /// `old` (found after `from`, once) becomes `new`, of the same length. The
 /// index's checksum goes stale, which the status does not check (as `git
