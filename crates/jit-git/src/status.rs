@@ -1,5 +1,6 @@
 //! The changed files of a worktree, read through gix: the equivalent of `git status --porcelain -z -uall`.
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -307,6 +308,9 @@ fn worktree_status(
         staged_paths(repo, index, head_tree, &mut changed.paths)?;
         return drain(&mut iter, changed);
     };
+    // Found once for both in-memory indexes below, when one is made.
+    let rule_files = OnceCell::new();
+    let rule_files = || rule_files.get_or_init(|| ignore_and_attribute_files(index));
     let unproven = repo
         .workdir()
         .and_then(|workdir| stat_check::unproven(index, workdir, prefix));
@@ -315,7 +319,10 @@ fn worktree_status(
         Some(unproven) => Some(
             platform(repo, UntrackedFiles::None)?
                 .index(IndexPersistedOrInMemory::InMemory(only(
-                    repo, index, &unproven,
+                    repo,
+                    index,
+                    &unproven,
+                    rule_files(),
                 )))
                 .into_index_worktree_iter(patterns)?,
         ),
@@ -334,7 +341,12 @@ fn worktree_status(
         // files are checked again, which only repeats answers already in
         // the set.
         let patterns: Vec<BString> = cached.walk.iter().map(|dir| literal_pattern(dir)).collect();
-        let entries = only(repo, index, &walked_entries(index, &cached.walk));
+        let entries = only(
+            repo,
+            index,
+            &walked_entries(index, &cached.walk),
+            rule_files(),
+        );
         let mut iter = platform(repo, UntrackedFiles::Files)?
             .index(IndexPersistedOrInMemory::InMemory(entries))
             .into_index_worktree_iter(patterns)?;
@@ -343,27 +355,57 @@ fn worktree_status(
     Ok(errors)
 }
 
-/// An index of the entries of `index` at the positions `wanted` (sorted,
-/// each once), with `index`'s time, which decides what is racy, and every
-/// `.gitattributes` and `.gitignore` entry: gix reads a comparison's
-/// attributes and a walk's ignore rules from the worktree, and from the
-/// index it is given where the worktree has no such file (one left out by
-/// a sparse checkout, say), wherever it is, under the prefix or not.
-fn only(repo: &gix::Repository, index: &gix::index::State, wanted: &[usize]) -> gix::index::File {
+/// An index of the entries of `index` at the positions `wanted` and
+/// `rule_files` (the [`ignore_and_attribute_files`] of `index`), in
+/// `index`'s order, with `index`'s time, which decides what is racy.
+fn only(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    wanted: &[usize],
+    rule_files: &[usize],
+) -> gix::index::File {
+    let mut positions: Vec<usize> = wanted.iter().chain(rule_files).copied().collect();
+    positions.sort_unstable();
+    positions.dedup();
     let mut state = gix::index::State::new(repo.object_hash());
-    let mut wanted = wanted.iter().copied().peekable();
-    for (position, entry) in index.entries().iter().enumerate() {
-        let path = entry.path(index);
-        let looked_up = matches!(
-            path.rsplit_str("/").next().map(ByteSlice::as_bytes),
-            Some(b".gitattributes" | b".gitignore")
+    let entries = index.entries();
+    for position in positions {
+        let entry = &entries[position];
+        state.dangerously_push_entry(
+            entry.stat,
+            entry.id,
+            entry.flags,
+            entry.mode,
+            entry.path(index),
         );
-        if wanted.next_if_eq(&position).is_some() || looked_up {
-            state.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, path);
-        }
     }
     state.set_timestamp(index.timestamp());
     gix::index::File::from_state(state, repo.index_path())
+}
+
+/// The positions of every `.gitattributes` and `.gitignore` entry of
+/// `index`, which an index of some of its entries ([`only`]) keeps: gix
+/// reads a comparison's attributes and a walk's ignore rules from the
+/// worktree, and from the index it is given where the worktree has no such
+/// file (one left out by a sparse checkout, say), wherever it is, under
+/// the prefix or not.
+fn ignore_and_attribute_files(index: &gix::index::State) -> Vec<usize> {
+    index
+        .entries()
+        .iter()
+        .enumerate()
+        .filter(|(_, entry)| {
+            matches!(
+                entry
+                    .path(index)
+                    .rsplit_str("/")
+                    .next()
+                    .map(ByteSlice::as_bytes),
+                Some(b".gitattributes" | b".gitignore")
+            )
+        })
+        .map(|(position, _)| position)
+        .collect()
 }
 
 /// The positions of the index entries a walk of the directories `dirs`

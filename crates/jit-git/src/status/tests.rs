@@ -7,7 +7,7 @@
 
 use gix::bstr::BString;
 
-use super::{only, walked_entries};
+use super::{ignore_and_attribute_files, only, walked_entries};
 use crate::test_repo::Repo;
 
 const FILES: &[&str] = &[
@@ -56,7 +56,12 @@ fn an_index_of_some_entries_keeps_the_attributes_and_ignore_files() {
     let index = repo.opened().open_index().unwrap();
     let wanted = [4, 7];
     assert_eq!(paths(&index, &wanted), ["a/b/c/x", "d/e"]);
-    let some = only(&repo.opened(), &index, &wanted);
+    let rule_files = ignore_and_attribute_files(&index);
+    assert_eq!(
+        paths(&index, &rule_files),
+        [".gitignore", "a/.gitattributes"]
+    );
+    let some = only(&repo.opened(), &index, &wanted, &rule_files);
     let kept: Vec<String> = some
         .entries()
         .iter()
@@ -64,4 +69,7 @@ fn an_index_of_some_entries_keeps_the_attributes_and_ignore_files() {
         .collect();
     assert_eq!(kept, [".gitignore", "a/.gitattributes", "a/b/c/x", "d/e"]);
     assert_eq!(some.timestamp(), index.timestamp());
+    // A position in both lists is kept once.
+    let twice = only(&repo.opened(), &index, &[1, 4], &rule_files);
+    assert_eq!(twice.entries().len(), 3);
 }
