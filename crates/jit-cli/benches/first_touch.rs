@@ -15,7 +15,10 @@
 //!   the root and with `--cwd services/billing`, and `git status --porcelain
 //!   -z -uall`, on [`bench_tree::Spec::monorepo_100k`] committed to git
 //!   (`scoped`), and on the same tree without any scoped rule (`unscoped`:
-//!   no `.claude` folder anywhere). Each startup runs with its walk cache
+//!   no `.claude` folder anywhere), also with the rule index off and the
+//!   conventions named (`unscoped_no_index`: `--conventions claude,agents
+//!   --no-index`, so that nothing walks the project; checked once to load
+//!   the same as `unscoped`). Each startup runs with its walk cache
 //!   filled (the fixture settles two seconds, then walks once), and without
 //!   it (`_no_cache`: `JIT_WALK_CACHE=off`, every directory listed). The
 //!   engine's own `elapsed_us` of each startup is printed too. `cached` is
@@ -263,15 +266,12 @@ fn engine_medians() {
         median(cold)
     );
     let runs = 10;
-    for variant in ["scoped", "unscoped", "cached"] {
-        let repo = startup_repo(variant);
+    for variant in ["scoped", "unscoped", "cached", "unscoped_no_index"] {
+        let (repo, cache, extra) = variant_repo(variant);
         for cwd in [None, Some(CWD)] {
+            let args = [startup_args(repo, cwd), extra.to_vec()].concat();
             let times: Vec<u64> = (0..runs)
-                .map(|_| {
-                    startup_once(repo, cwd, true)["elapsed_us"]
-                        .as_u64()
-                        .unwrap()
-                })
+                .map(|_| jit(repo, &args, cache)["elapsed_us"].as_u64().unwrap())
                 .collect();
             eprintln!(
                 "startup ({variant} 100k tree, cwd {}): engine elapsed_us median {} over {runs} \
@@ -343,13 +343,41 @@ fn startup_once(repo: &Repo, cwd: Option<&str>, cache: bool) -> serde_json::Valu
     jit(repo, &startup_args(repo, cwd), cache)
 }
 
-/// `scoped`, `unscoped`, or either with `_no_cache`: the tree, and whether
-/// the walk cache is used.
-fn variant_repo(variant: &str) -> (&'static Repo, bool) {
-    match variant.strip_suffix("_no_cache") {
-        Some(tree) => (startup_repo(tree), false),
-        None => (startup_repo(variant), true),
+/// `scoped`, `unscoped`, or either with `_no_cache`, or
+/// `unscoped_no_index`: the tree, whether the walk cache is used, and the
+/// arguments added to `jit startup`'s.
+fn variant_repo(variant: &str) -> (&'static Repo, bool, &'static [&'static str]) {
+    if variant == "unscoped_no_index" {
+        return (no_index_repo(), true, &NO_INDEX);
     }
+    match variant.strip_suffix("_no_cache") {
+        Some(tree) => (startup_repo(tree), false, &[]),
+        None => (startup_repo(variant), true, &[]),
+    }
+}
+
+/// The `unscoped` tree, checked once to start the same with [`NO_INDEX`]
+/// as without it (the same conventions, the same rules loaded) but for
+/// the index.
+fn no_index_repo() -> &'static Repo {
+    static CHECKED: OnceLock<()> = OnceLock::new();
+    let repo = startup_repo("unscoped");
+    CHECKED.get_or_init(|| {
+        for cwd in [None, Some(CWD)] {
+            let mut with = startup_once(repo, cwd, true);
+            let args = [startup_args(repo, cwd), NO_INDEX.to_vec()].concat();
+            let mut without = jit(repo, &args, true);
+            assert!(with.get("index").is_some(), "{with:#}");
+            for doc in [&mut with, &mut without] {
+                let doc = doc.as_object_mut().unwrap();
+                for key in ["elapsed_us", "index", "index_overflow"] {
+                    doc.remove(key);
+                }
+            }
+            assert_eq!(with, without);
+        }
+    });
+    repo
 }
 
 /// The floor of every process above: `jit --version`, a fresh process of
@@ -396,28 +424,36 @@ fn first_touch_fresh_process_cold(bencher: Bencher) {
 }
 
 /// The variants of the startup benchmarks: with scoped rules or without,
-/// with the walk cache (filled) or without it, and with git's untracked
-/// cache.
-const VARIANTS: [&str; 5] = [
+/// with the walk cache (filled) or without it, with git's untracked
+/// cache, and without scoped rules nor a rule index (`unscoped_no_index`:
+/// the conventions named, so that nothing walks the project).
+const VARIANTS: [&str; 6] = [
     "scoped",
     "unscoped",
     "cached",
     "scoped_no_cache",
     "unscoped_no_cache",
+    "unscoped_no_index",
 ];
+
+/// The arguments `unscoped_no_index` adds: the tree's conventions (those
+/// detection finds in it), and no index.
+const NO_INDEX: [&str; 3] = ["--conventions", "claude,agents", "--no-index"];
 
 /// `jit startup` with the session at the root.
 #[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
 fn startup_root(bencher: Bencher, variant: &str) {
-    let (repo, cache) = variant_repo(variant);
-    bencher.bench(|| jit_output(repo, &startup_args(repo, None), cache));
+    let (repo, cache, extra) = variant_repo(variant);
+    let args = [startup_args(repo, None), extra.to_vec()].concat();
+    bencher.bench(|| jit_output(repo, &args, cache));
 }
 
 /// `jit startup` with the session in a package ([`CWD`]).
 #[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
 fn startup_cwd(bencher: Bencher, variant: &str) {
-    let (repo, cache) = variant_repo(variant);
-    bencher.bench(|| jit_output(repo, &startup_args(repo, Some(CWD)), cache));
+    let (repo, cache, extra) = variant_repo(variant);
+    let args = [startup_args(repo, Some(CWD)), extra.to_vec()].concat();
+    bencher.bench(|| jit_output(repo, &args, cache));
 }
 
 /// What startup is compared with: `git status --porcelain -z -uall` at the

@@ -9,6 +9,9 @@
 //! [index]
 //! # The byte bound of the startup rule index (default 2048).
 //! max_bytes = 2048
+//! # `false`: no rule index at startup, and no walk of the project for it
+//! # (default true).
+//! enabled = true
 //!
 //! [agents]
 //! # Names checked after AGENTS.override.md and AGENTS.md in each directory.
@@ -70,8 +73,9 @@ pub(crate) struct Conventions {
     pub sources: Vec<Arc<dyn RuleSource>>,
     /// Where their list came from.
     pub origin: Origin,
-    /// The byte bound of the startup rule index.
-    pub index_bytes: usize,
+    /// The byte bound of the startup rule index, or `None` for no index
+    /// (`[index] enabled = false`, or `--no-index`).
+    pub index_bytes: Option<usize>,
     /// The walk that detected the conventions, when they were detected:
     /// the startup rule index reuses it instead of walking again.
     pub walk: Option<Arc<jit_core::ProjectWalk>>,
@@ -82,12 +86,15 @@ pub(crate) struct Conventions {
 
 impl Conventions {
     /// `options` with this project's rule index bound, and the detection
-    /// walk for the index to reuse.
+    /// walk for the index to reuse; unchanged when the index is off.
     pub(crate) fn startup_options(
         &self,
         options: jit_core::StartupOptions,
     ) -> jit_core::StartupOptions {
-        let options = options.with_index(self.index_bytes);
+        let Some(bytes) = self.index_bytes else {
+            return options;
+        };
+        let options = options.with_index(bytes);
         match (&self.walk, &self.walk_cache) {
             (Some(walk), _) => options.with_walk(Arc::clone(walk)),
             (None, Some(cache)) => options.with_walk_cache(cache.clone()),
@@ -107,6 +114,12 @@ impl Conventions {
                 }
             }
         }
+        self
+    }
+
+    /// The same conventions with the startup rule index off (`--no-index`).
+    pub(crate) fn without_index(mut self) -> Self {
+        self.index_bytes = None;
         self
     }
 
@@ -138,6 +151,17 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct IndexConfig {
     max_bytes: Option<usize>,
+    enabled: Option<bool>,
+}
+
+impl IndexConfig {
+    /// The index's byte bound, or `None` when it is off.
+    fn bytes(&self) -> Option<usize> {
+        match self.enabled {
+            Some(false) => None,
+            Some(true) | None => Some(self.max_bytes.unwrap_or(DEFAULT_INDEX_BYTES)),
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -268,8 +292,7 @@ fn resolve_with(
     let index_bytes = config
         .index
         .as_ref()
-        .and_then(|index| index.max_bytes)
-        .unwrap_or(DEFAULT_INDEX_BYTES);
+        .map_or(Some(DEFAULT_INDEX_BYTES), IndexConfig::bytes);
     let walk_cache = crate::walk_cache::for_root(root);
     let build = |names: &[String]| -> anyhow::Result<Vec<Arc<dyn RuleSource>>> {
         let mut sources: Vec<Arc<dyn RuleSource>> = Vec::new();
@@ -363,7 +386,7 @@ pub(crate) fn detected(root: &Utf8Path) -> Conventions {
     Conventions {
         sources: walk.conventions(),
         origin: Origin::Detected,
-        index_bytes: DEFAULT_INDEX_BYTES,
+        index_bytes: Some(DEFAULT_INDEX_BYTES),
         walk: Some(walk),
         walk_cache,
     }
@@ -440,7 +463,7 @@ mod tests {
                 Origin::Detected
             )
         );
-        assert_eq!(c.index_bytes, DEFAULT_INDEX_BYTES);
+        assert_eq!(c.index_bytes, Some(DEFAULT_INDEX_BYTES));
         // Nothing at all: Claude's, the engine's default.
         let (_dir, empty) = root_with(None, &[]);
         assert_eq!(names(&resolve(&empty, None).unwrap()), ["claude"]);
@@ -456,7 +479,7 @@ mod tests {
             (
                 vec!["gemini".to_owned(), "claude".to_owned()],
                 Origin::Config,
-                512
+                Some(512)
             )
         );
         let flag = [
@@ -469,6 +492,36 @@ mod tests {
             (names(&c), c.origin),
             (vec!["copilot".to_owned(), "cline".to_owned()], Origin::Flag)
         );
+    }
+
+    #[test]
+    fn the_index_is_on_unless_the_config_or_the_flag_turns_it_off() {
+        for (config, wanted) in [
+            ("[index]\nenabled = false\nmax_bytes = 512\n", None),
+            ("[index]\nenabled = true\nmax_bytes = 512\n", Some(512)),
+            ("[index]\nenabled = true\n", Some(DEFAULT_INDEX_BYTES)),
+            ("[index]\n", Some(DEFAULT_INDEX_BYTES)),
+        ] {
+            let (_dir, root) = root_with(Some(config), &["AGENTS.md"]);
+            // However the conventions are chosen.
+            let detected = resolve(&root, None).unwrap();
+            let named = resolve(&root, Some(&["claude".to_owned()])).unwrap();
+            assert_eq!(
+                (detected.index_bytes, named.index_bytes),
+                (wanted, wanted),
+                "{config:?}"
+            );
+            let options = |c: &Conventions| {
+                c.startup_options(jit_core::StartupOptions::new(root.clone()))
+                    .index_bytes
+            };
+            assert_eq!(options(&named), wanted, "{config:?}");
+            let off = detected.without_index();
+            assert_eq!((off.index_bytes, options(&off)), (None, None));
+        }
+        let (_dir, root) = root_with(Some("[index]\nenabled = \"no\"\n"), &[]);
+        let err = format!("{:#}", resolve(&root, None).unwrap_err());
+        assert!(err.contains("jit.toml") && err.contains("bool"), "{err}");
     }
 
     #[test]

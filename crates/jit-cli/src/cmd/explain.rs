@@ -62,6 +62,10 @@ pub(crate) struct Args {
     /// directory, or absolute; an empty one is a usage error).
     #[arg(value_name = "PATH", required = true, value_parser = non_empty_path)]
     paths: Vec<PathBuf>,
+    /// Build no rule index at startup (as `[index] enabled = false` in
+    /// jit.toml).
+    #[arg(long)]
+    no_index: bool,
     #[command(flatten)]
     conventions: ConventionsArg,
 }
@@ -75,6 +79,9 @@ struct Report {
     steps: Vec<Discovery>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     warnings: Vec<String>,
+    /// The startup load ran without a rule index (said in the tables).
+    #[serde(skip)]
+    index_off: bool,
 }
 
 /// Runs `jit explain`.
@@ -92,6 +99,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::conventions::engine_along(engine, &args.conventions, &dirs)?
     } else {
         crate::conventions::engine(&root, &args.conventions)?
+    };
+    let conventions = if args.no_index {
+        conventions.without_index()
+    } else {
+        conventions
     };
     let engine = Arc::new(engine);
     let mut config = SessionConfig::new();
@@ -128,6 +140,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         startup,
         steps,
         warnings,
+        index_off: conventions.index_bytes.is_none(),
     };
     for warning in &report.warnings {
         output::stderr_line(format_args!("jit: warning: {}", escape(warning)))?;
@@ -179,7 +192,7 @@ fn write_tables(out: &mut impl Write, report: &Report, shown: &Shown) -> std::io
         for diagnostic in &startup.diagnostics {
             writeln!(out, "  note: {}", escape(diagnostic))?;
         }
-        crate::cmd::startup::write_index(out, startup, "  ", shown)?;
+        crate::cmd::startup::write_index(out, startup, report.index_off, "  ", shown)?;
         seen.record(&startup.loaded, &startup.skipped, "startup");
     }
     for (i, step) in report.steps.iter().enumerate() {

@@ -47,6 +47,10 @@ pub(crate) struct Args {
     /// managed rules, with a warning on stderr.
     #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
     managed: Option<PathBuf>,
+    /// Build no rule index (as `[index] enabled = false` in jit.toml): with
+    /// the conventions named too, the project is not walked at all.
+    #[arg(long)]
+    no_index: bool,
     #[command(flatten)]
     conventions: ConventionsArg,
 }
@@ -195,8 +199,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Started before the conventions are looked for (a walk of the
     // project), so that a status the startup load needs runs beside it.
     let changes = crate::changes::StartupGit::new(engine.root(), &cwd);
-    let conventions =
+    let mut conventions =
         crate::conventions::resolve(engine.root(), args.conventions.conventions.as_deref())?;
+    if args.no_index {
+        conventions = conventions.without_index();
+    }
     let engine = engine.with_sources(conventions.sources.iter().cloned());
     let shown = Shown::new(engine.root(), &here);
     let (options, warning) = options(cwd, args.managed, changes)?;
@@ -210,7 +217,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write_report(&mut out, &report, &shown)?;
+        write_report(&mut out, &report, conventions.index_bytes.is_none(), &shown)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -222,6 +229,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn write_report(
     out: &mut impl Write,
     report: &StartupReport,
+    index_off: bool,
     shown: &Shown,
 ) -> std::io::Result<()> {
     writeln!(out, "signals: {}", signals(&report.signals))?;
@@ -250,17 +258,25 @@ fn write_report(
     for diagnostic in &report.diagnostics {
         writeln!(out, "  note: {}", escape(diagnostic))?;
     }
-    write_index(out, report, "", shown)
+    write_index(out, report, index_off, "", shown)
 }
 
 /// The rule index of a startup report: one line per rule that exists but
-/// was not loaded, then the count of those left out per directory.
+/// was not loaded, then the count of those left out per directory; or
+/// that there is none because it was turned off (`off`).
 pub(crate) fn write_index(
     out: &mut impl Write,
     report: &StartupReport,
+    off: bool,
     indent: &str,
     shown: &Shown,
 ) -> std::io::Result<()> {
+    if off {
+        return writeln!(
+            out,
+            "{indent}index: off (--no-index, or [index] enabled = false in jit.toml)"
+        );
+    }
     if report.index.is_empty() && report.index_overflow.is_empty() {
         return Ok(());
     }

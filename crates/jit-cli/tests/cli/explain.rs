@@ -584,3 +584,50 @@ fn without_startup_detection_along_the_chain_decides_like_every_convention() {
         run(&["--conventions", "claude,agents,gemini,cursor,copilot,cline"])
     );
 }
+
+/// The startup section prints the rule index, and says it is off with
+/// `--no-index`; the startup load and the touches are the same either way.
+#[test]
+fn the_startup_index_is_printed_unless_turned_off() {
+    let dir = demo();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["explain", "--root", ".", "--managed", "/nonexistent"];
+        args.extend_from_slice(extra);
+        args.push("src/ui/README.md");
+        let (code, out, err) = jit_in(Some(dir.path()), &args);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let on = run(&[]);
+    assert!(
+        on.contains("  index (rules not loaded, found on demand):"),
+        "{on}"
+    );
+    assert!(!on.contains("index: off"), "{on}");
+    let off = run(&["--no-index"]);
+    assert!(
+        off.contains("  index: off (--no-index, or [index] enabled = false in jit.toml)"),
+        "{off}"
+    );
+    assert!(!off.contains("index (rules not loaded"), "{off}");
+
+    let json = |extra: &[&str]| {
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&run(&[&["--json"][..], extra].concat())).unwrap();
+        doc["startup"].as_object_mut().unwrap().remove("elapsed_us");
+        doc["steps"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("elapsed_us");
+        doc
+    };
+    let (mut on, off) = (json(&[]), json(&["--no-index"]));
+    assert!(
+        on["startup"]["index"]
+            .as_array()
+            .is_some_and(|i| !i.is_empty()),
+        "{on:#}"
+    );
+    on["startup"].as_object_mut().unwrap().remove("index");
+    assert_eq!(off, on);
+}

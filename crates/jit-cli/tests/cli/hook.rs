@@ -1191,6 +1191,25 @@ fn session_start_brings_the_rule_index() {
     assert!(!run.context().contains("Rules not loaded yet"));
 }
 
+/// `[index] enabled = false` in jit.toml: a start brings no index (and
+/// the file is not taken for a broken one).
+#[test]
+fn session_start_brings_no_index_when_jit_toml_turns_it_off() {
+    let env = Env::new();
+    let run = env.agent_hook("claude-code", &start("s", "startup"));
+    assert!(run.context().contains("Rules not loaded yet"));
+    fs::write(env.root.join("jit.toml"), "[index]\nenabled = false\n").unwrap();
+    let run = env.agent_hook("claude-code", &start("t", "startup"));
+    assert_eq!(run.code, 0);
+    assert!(!env.log().contains("jit.toml"), "{}", env.log());
+    // Claude Code loads the root's rules itself: nothing is left to say.
+    assert!(
+        !run.stdout.contains("Rules not loaded yet"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn jit_toml_chooses_the_conventions_and_a_broken_one_never_disturbs_the_call() {
     let env = Env::new();

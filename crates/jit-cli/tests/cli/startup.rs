@@ -622,3 +622,57 @@ fn the_walk_cache_lives_in_the_state_directory_and_changes_no_answer() {
         "{diagnostics}"
     );
 }
+
+/// `[index] enabled = false` in jit.toml, or `--no-index`, builds no rule
+/// index, and the table says it is off; with the conventions named too,
+/// the project is not walked at all (no walk cache is written). The
+/// startup load itself is the same.
+#[test]
+fn the_index_can_be_turned_off_and_then_nothing_is_walked() {
+    let dir = mixed_repo();
+    let root = dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let walks = state.path().join("walks");
+    let run = |extra: &[&str]| -> (serde_json::Value, String) {
+        let root = root.to_str().unwrap();
+        let json = [&["startup", "--json", "--root", root][..], extra].concat();
+        let (code, out, err) = crate::jit_env(None, &[("JIT_STATE_DIR", state.path())], &json);
+        assert_eq!(code, 0, "{err}");
+        let mut doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        doc.as_object_mut().unwrap().remove("elapsed_us");
+        let table = [&["startup", "--root", root][..], extra].concat();
+        let (code, out, err) = crate::jit_env(None, &[("JIT_STATE_DIR", state.path())], &table);
+        assert_eq!(code, 0, "{err}");
+        (doc, out)
+    };
+    let named = ["--conventions", "claude,agents,cursor,copilot"];
+    let (on, table) = run(&named);
+    assert!(
+        on["index"].as_array().is_some_and(|i| !i.is_empty()),
+        "{on:#}"
+    );
+    assert!(!table.contains("index: off"), "{table}");
+    assert!(walks.exists(), "the index walks the project");
+    fs::remove_dir_all(&walks).unwrap();
+
+    let (flag, table) = run(&[&named[..], &["--no-index"]].concat());
+    fs::write(root.join("jit.toml"), "[index]\nenabled = false\n").unwrap();
+    let (config, config_table) = run(&named);
+    for (doc, table) in [(&flag, &table), (&config, &config_table)] {
+        assert_eq!(doc.get("index"), None, "{doc:#}");
+        assert_eq!(doc.get("index_overflow"), None, "{doc:#}");
+        let mut without_index = on.clone();
+        without_index.as_object_mut().unwrap().remove("index");
+        assert_eq!(*doc, without_index, "the same startup load");
+        assert!(
+            table.contains("index: off (--no-index, or [index] enabled = false in jit.toml)"),
+            "{table}"
+        );
+        assert!(!table.contains("index (rules not loaded"), "{table}");
+    }
+    assert!(!walks.exists(), "off, conventions named: no walk");
+    // Off, but the conventions detected: the detection still walks.
+    let (detected, _) = run(&[]);
+    assert_eq!(detected.get("index"), None, "{detected:#}");
+    assert!(walks.exists(), "detection walks the project");
+}
