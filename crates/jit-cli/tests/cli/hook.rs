@@ -1192,7 +1192,8 @@ fn session_start_brings_the_rule_index() {
 }
 
 /// `[index] enabled = false` in jit.toml: a start brings no index (and
-/// the file is not taken for a broken one).
+/// the file is not taken for a broken one); with the conventions named
+/// too, it walks nothing.
 #[test]
 fn session_start_brings_no_index_when_jit_toml_turns_it_off() {
     let env = Env::new();
@@ -1208,6 +1209,18 @@ fn session_start_brings_no_index_when_jit_toml_turns_it_off() {
         "{}",
         run.stdout
     );
+    // The conventions named too: a start walks nothing.
+    assert!(env.state.join("walks").exists(), "detection walked");
+    fs::remove_dir_all(env.state.join("walks")).unwrap();
+    fs::write(
+        env.root.join("jit.toml"),
+        "conventions = [\"claude\"]\n[index]\nenabled = false\n",
+    )
+    .unwrap();
+    let run = env.agent_hook("claude-code", &start("u", "startup"));
+    assert_eq!(run.code, 0);
+    assert!(!env.log().contains("jit.toml"), "{}", env.log());
+    assert!(!env.state.join("walks").exists(), "no walk");
 }
 
 #[test]
