@@ -214,7 +214,7 @@ fn beside(base: &Path) {
         let repo = startup_repo(variant);
         let homes = [repo.home.clone(), base_home(repo)];
         for cwd in [None, Some(CWD)] {
-            let args = startup_args(repo, cwd);
+            let args = startup_args(repo, cwd, &[]);
             // The base's walk cache, in its own home, is filled first.
             drop(run(base, &homes[1], repo, &args, true));
             let (mut startup, mut status) = ([vec![], vec![]], vec![]);
@@ -269,7 +269,7 @@ fn engine_medians() {
     for variant in ["scoped", "unscoped", "cached", "unscoped_no_index"] {
         let (repo, cache, extra) = variant_repo(variant);
         for cwd in [None, Some(CWD)] {
-            let args = [startup_args(repo, cwd), extra.to_vec()].concat();
+            let args = startup_args(repo, cwd, extra);
             let times: Vec<u64> = (0..runs)
                 .map(|_| jit(repo, &args, cache)["elapsed_us"].as_u64().unwrap())
                 .collect();
@@ -329,18 +329,20 @@ fn first_touch_once(repo: &Repo) -> serde_json::Value {
     jit(repo, &first_touch_args(repo), true)
 }
 
-/// The arguments of `jit startup` at the root, with `cwd` when given.
-fn startup_args<'a>(repo: &'a Repo, cwd: Option<&'a str>) -> Vec<&'a str> {
+/// The arguments of `jit startup` at the root, with `cwd` when given, then
+/// `extra`.
+fn startup_args<'a>(repo: &'a Repo, cwd: Option<&'a str>, extra: &[&'a str]) -> Vec<&'a str> {
     let root = repo.tree.root.to_str().unwrap();
     let mut args = vec!["startup", "--json", "--root", root];
     if let Some(cwd) = cwd {
         args.extend(["--cwd", cwd]);
     }
+    args.extend_from_slice(extra);
     args
 }
 
 fn startup_once(repo: &Repo, cwd: Option<&str>, cache: bool) -> serde_json::Value {
-    jit(repo, &startup_args(repo, cwd), cache)
+    jit(repo, &startup_args(repo, cwd, &[]), cache)
 }
 
 /// `scoped`, `unscoped`, or either with `_no_cache`, or
@@ -365,7 +367,7 @@ fn no_index_repo() -> &'static Repo {
     CHECKED.get_or_init(|| {
         for cwd in [None, Some(CWD)] {
             let mut with = startup_once(repo, cwd, true);
-            let args = [startup_args(repo, cwd), NO_INDEX.to_vec()].concat();
+            let args = startup_args(repo, cwd, &NO_INDEX);
             let mut without = jit(repo, &args, true);
             assert!(with.get("index").is_some(), "{with:#}");
             for doc in [&mut with, &mut without] {
@@ -444,7 +446,7 @@ const NO_INDEX: [&str; 3] = ["--conventions", "claude,agents", "--no-index"];
 #[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
 fn startup_root(bencher: Bencher, variant: &str) {
     let (repo, cache, extra) = variant_repo(variant);
-    let args = [startup_args(repo, None), extra.to_vec()].concat();
+    let args = startup_args(repo, None, extra);
     bencher.bench(|| jit_output(repo, &args, cache));
 }
 
@@ -452,7 +454,7 @@ fn startup_root(bencher: Bencher, variant: &str) {
 #[divan::bench(args = VARIANTS, sample_count = 10, sample_size = 1)]
 fn startup_cwd(bencher: Bencher, variant: &str) {
     let (repo, cache, extra) = variant_repo(variant);
-    let args = [startup_args(repo, Some(CWD)), extra.to_vec()].concat();
+    let args = startup_args(repo, Some(CWD), extra);
     bencher.bench(|| jit_output(repo, &args, cache));
 }
 
