@@ -145,6 +145,23 @@ fn user_rules_come_from_home() {
     assert!(Path::new(doc["loaded"][0]["file"].as_str().unwrap()).is_absolute());
 }
 
+/// Runs `jit startup --json --root ROOT` (plus `extra`) from the root with
+/// `env` set, expecting success: its JSON without `elapsed_us`, which
+/// differs from run to run.
+#[track_caller]
+fn startup_json_with(root: &Path, env: &[(&str, &Path)], extra: &[&str]) -> serde_json::Value {
+    let args = [
+        &["startup", "--json", "--root", root.to_str().unwrap()][..],
+        extra,
+    ]
+    .concat();
+    let (code, out, err) = crate::jit_env(Some(root), env, &args);
+    assert_eq!(code, 0, "{err}");
+    let mut doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    doc.as_object_mut().unwrap().remove("elapsed_us");
+    doc
+}
+
 /// Runs `jit startup --json --root ROOT` (plus `extra`) from `dir`, expecting success.
 #[track_caller]
 fn run_from(dir: &Path, root: &Path, extra: &[&str]) -> serde_json::Value {
@@ -586,14 +603,7 @@ fn the_walk_cache_lives_in_the_state_directory_and_changes_no_answer() {
     let root = dir.path().canonicalize().unwrap();
     let state = tempfile::tempdir().unwrap();
     let walks = state.path().join("walks");
-    let args = ["startup", "--json", "--root", root.to_str().unwrap()];
-    let run = |env: &[(&str, &Path)]| -> serde_json::Value {
-        let (code, out, err) = crate::jit_env(Some(&root), env, &args);
-        assert_eq!(code, 0, "{err}");
-        let mut doc: serde_json::Value = serde_json::from_str(&out).unwrap();
-        doc.as_object_mut().unwrap().remove("elapsed_us");
-        doc
-    };
+    let run = |env: &[(&str, &Path)]| startup_json_with(&root, env, &[]);
     let off = Path::new("off");
     let without = run(&[("JIT_STATE_DIR", state.path()), ("JIT_WALK_CACHE", off)]);
     assert!(!walks.exists(), "off: no cache written");
@@ -633,15 +643,11 @@ fn the_index_can_be_turned_off_and_then_nothing_is_walked() {
     let root = dir.path().canonicalize().unwrap();
     let state = tempfile::tempdir().unwrap();
     let walks = state.path().join("walks");
+    let env = [("JIT_STATE_DIR", state.path())];
     let run = |extra: &[&str]| -> (serde_json::Value, String) {
-        let root = root.to_str().unwrap();
-        let json = [&["startup", "--json", "--root", root][..], extra].concat();
-        let (code, out, err) = crate::jit_env(None, &[("JIT_STATE_DIR", state.path())], &json);
-        assert_eq!(code, 0, "{err}");
-        let mut doc: serde_json::Value = serde_json::from_str(&out).unwrap();
-        doc.as_object_mut().unwrap().remove("elapsed_us");
-        let table = [&["startup", "--root", root][..], extra].concat();
-        let (code, out, err) = crate::jit_env(None, &[("JIT_STATE_DIR", state.path())], &table);
+        let doc = startup_json_with(&root, &env, extra);
+        let table = [&["startup", "--root", root.to_str().unwrap()][..], extra].concat();
+        let (code, out, err) = crate::jit_env(Some(&root), &env, &table);
         assert_eq!(code, 0, "{err}");
         (doc, out)
     };
