@@ -91,6 +91,11 @@ pub(crate) struct Args {
     /// headings and a line saying how to read the rest.
     #[arg(long, value_name = "BYTES")]
     budget: Option<u64>,
+    /// Marks a hook command `jit hook install` wrote, so that install and
+    /// uninstall know their own entries from the user's; the call itself
+    /// ignores it.
+    #[arg(long)]
+    installed: bool,
     #[command(flatten)]
     conventions: crate::conventions::ConventionsArg,
 }
@@ -104,14 +109,21 @@ enum Action {
 }
 
 /// The arguments of a command line `jit hook install` writes into an
-/// agent's settings (`hook --agent NAME`, see `install::plan`), read
-/// without building the command-line parser, which would be a good part of
-/// a hook call's own work; `None` for any other command line, which the
-/// parser reads as usual. The result is what the parser makes of the same
-/// words (a test holds the two together for every agent).
+/// agent's settings (`hook --agent NAME --installed`, see `install::plan`),
+/// or the same without the mark (as jit wrote it before it marked its
+/// entries, and as users copy it), read without building the command-line
+/// parser, which would be a good part of a hook call's own work; `None` for
+/// any other command line, which the parser reads as usual. The result is
+/// what the parser makes of the same words (a test holds the two together
+/// for every agent).
 pub(crate) fn installed_call(mut words: impl Iterator<Item = std::ffi::OsString>) -> Option<Args> {
     let (hook, flag, name) = (words.next()?, words.next()?, words.next()?);
-    if words.next().is_some() || hook != "hook" || flag != "--agent" {
+    let installed = match words.next() {
+        None => false,
+        Some(mark) if mark == "--installed" && words.next().is_none() => true,
+        Some(_) => return None,
+    };
+    if hook != "hook" || flag != "--agent" {
         return None;
     }
     let agent = match name.to_str()? {
@@ -125,6 +137,7 @@ pub(crate) fn installed_call(mut words: impl Iterator<Item = std::ffi::OsString>
         agent,
         native: NativeChoice::Auto,
         budget: None,
+        installed,
         conventions: crate::conventions::ConventionsArg::default(),
     })
 }

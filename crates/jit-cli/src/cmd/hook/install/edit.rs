@@ -9,9 +9,9 @@ use super::json::{self, Json, Object, Style};
 /// element added, removed or changed is written in the file's style, and
 /// every other one keeps its bytes, so another tool's hooks, a one-line
 /// `"allow": [...]` or a number written `1.50` stay as their owner wrote
-/// them. When an edit cannot be placed (repeated keys, keys in a new order)
-/// or does not parse back to `new`, the whole document is rendered in the
-/// file's style instead.
+/// them. When an edit cannot be placed (keys in a new order; repeated keys,
+/// which `json::parse` refuses before any edit) or does not parse back to
+/// `new`, the whole document is rendered in the file's style instead.
 pub(super) fn rewrite(
     text: &str,
     old: &Json,
@@ -84,7 +84,8 @@ impl Editor<'_> {
         let old_keys: Vec<&str> = old.keys().collect();
         let span_keys: Vec<&str> = span.items.iter().filter_map(|i| i.key.as_deref()).collect();
         if span_keys != old_keys {
-            // A repeated key: the text holds entries the parsed object does not.
+            // The text holds entries the parsed object does not (a repeated
+            // key, were one ever let through).
             return None;
         }
         let kept: Vec<&str> = old_keys
@@ -509,16 +510,16 @@ mod tests {
     }
 
     #[test]
-    fn keys_in_a_new_order_or_repeated_keys_rewrite_the_whole_document() {
+    fn keys_in_a_new_order_rewrite_the_whole_document() {
         check(
             "{\"a\": 1, \"b\": 2}",
             r#"{"b": 2, "a": 1}"#,
             "{\"b\":2,\"a\":1}",
         );
         check(
-            "{\n    \"a\": 1,\n    \"a\": 2\n}",
-            r#"{"a": 2, "b": 3}"#,
-            "{\n    \"a\": 2,\n    \"b\": 3\n}",
+            "{\n    \"a\": 1,\n    \"b\": 2\n}",
+            r#"{"b": 2, "a": 1, "c": 3}"#,
+            "{\n    \"b\": 2,\n    \"a\": 1,\n    \"c\": 3\n}",
         );
     }
 }

@@ -113,6 +113,10 @@ impl Object {
         self.0.iter().map(|(k, _)| k.as_str())
     }
 
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&str, &Json)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
     pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut Json)> {
         self.0.iter_mut().map(|(k, v)| (k.as_str(), v))
     }
@@ -182,13 +186,23 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        // A repeated key keeps its first place and its last value, as
-        // JavaScript's JSON.parse does in the agents that read these files.
-        let mut object = Object::default();
-        while let Some((key, value)) = map.next_entry::<String, Json>()? {
-            object.insert(&key, value);
+        // A repeated key is refused, wherever it is. The agents read these
+        // files with JavaScript's JSON.parse, which keeps the last value,
+        // so the first one is text the agent never sees; an edit written
+        // from either value would lose the other's text, and the user would
+        // not know which one jit changed.
+        let mut entries = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {} appears twice in one object",
+                    serde_json::to_string(&key).unwrap_or_default()
+                )));
+            }
+            entries.push((key, map.next_value()?));
         }
-        Ok(Json::Object(object))
+        Ok(Json::Object(Object(entries)))
     }
 }
 
@@ -348,14 +362,44 @@ mod tests {
     }
 
     #[test]
-    fn keys_keep_file_order_and_a_repeated_key_keeps_its_first_place() {
-        let (value, _) = parse(r#"{"b": 1, "a": 2, "b": 3}"#).unwrap();
+    fn keys_keep_file_order() {
+        let (value, _) = parse(r#"{"b": 1, "a": 2, "c": {"z": 3, "y": 4}}"#).unwrap();
         let Json::Object(object) = value else {
             panic!("not an object")
         };
-        let keys: Vec<&str> = object.0.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(keys, ["b", "a"]);
-        assert_eq!(object.get("b"), Some(&Json::Number(3.into())));
+        let keys: Vec<&str> = object.keys().collect();
+        assert_eq!(keys, ["b", "a", "c"]);
+        let Some(Json::Object(inner)) = object.get("c") else {
+            panic!("not an object")
+        };
+        assert_eq!(inner.keys().collect::<Vec<_>>(), ["z", "y"]);
+    }
+
+    /// serde_json keeps the last of two equal keys without a word; here
+    /// the text would be lost, so a repeated key is an error naming it and
+    /// where it is, at any depth.
+    #[test]
+    fn a_repeated_key_is_an_error_naming_it_at_any_depth() {
+        for (text, message) in [
+            (
+                r#"{"hooks": {}, "hooks": {"Stop": []}}"#,
+                r#"the key "hooks" appears twice in one object at line 1 column 21"#,
+            ),
+            (
+                "{\n  \"hooks\": {\"Stop\": [{\"matcher\": \"a\",\n \"matcher\": \"b\"}]}\n}",
+                r#"the key "matcher" appears twice in one object at line 3 column 10"#,
+            ),
+            (
+                r#"[{"a\u0022": 1, "a\"": 2}]"#,
+                r#"the key "a\"" appears twice in one object at line 1 column 21"#,
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert_eq!(err.to_string(), message, "{text}");
+            assert!(err.is_data(), "{text}");
+        }
+        // The same key in two objects is no repeat.
+        assert!(parse(r#"{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}"#).is_ok());
     }
 
     #[test]
