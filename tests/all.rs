@@ -7,6 +7,7 @@
 
 mod conventions;
 mod engine;
+mod escaping_names;
 mod frontmatter_hostile;
 mod harness;
 mod hostile;

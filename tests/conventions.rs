@@ -642,4 +642,16 @@ fn source_options_read_from_a_configuration_table() {
     );
     let unknown = serde_json::from_value::<SourceOptions>(serde_json::json!({"budget": 1}));
     assert!(unknown.is_err());
+    // A table that names a path where a file name goes is refused as it is
+    // read, with the key and the value.
+    for key in ["names", "fallback_names", "extra_names"] {
+        let table = serde_json::json!({ key: ["TEAM.md", "../.aws/credentials"] });
+        let err = serde_json::from_value::<SourceOptions>(table)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("`{key}` holds \"../.aws/credentials\"")),
+            "{key}: {err}"
+        );
+    }
 }

@@ -28,6 +28,12 @@ pub enum ErrorKind {
     FailedAudit,
     /// A harness's tool list (JSON tool definitions) could not be read.
     InvalidToolList,
+    /// A configured file name (a rule convention's `names`,
+    /// `fallback_names` or `extra_names`) is not one path component: it
+    /// holds a `/` or `\`, is `.` or `..`, is empty or absolute, or holds
+    /// a NUL byte. A name is looked for in each directory and never
+    /// reaches outside it; the message names the key and the value.
+    InvalidFileName,
 }
 
 impl ErrorKind {
@@ -43,6 +49,7 @@ impl ErrorKind {
             ErrorKind::AmbiguousTool => "ambiguous_tool",
             ErrorKind::FailedAudit => "failed_audit",
             ErrorKind::InvalidToolList => "invalid_tool_list",
+            ErrorKind::InvalidFileName => "invalid_file_name",
         }
     }
 }

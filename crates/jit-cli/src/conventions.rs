@@ -28,6 +28,10 @@
 //! `cline`) takes a table with `names`, `fallback_names`, `extra_names` and
 //! `budget_bytes`; a convention ignores the keys it has no use for. An
 //! unknown key or convention is an error naming the file, never ignored.
+//! Every name is one file name, looked for in each directory: a name with
+//! a `/` or `\`, `.` or `..`, an empty or absolute one, or one with a NUL
+//! byte is an error naming the file, the table, the key and the value (a
+//! repository's `jit.toml` must not name `../.aws/credentials`).
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -191,7 +195,8 @@ impl SourceConfig {
 }
 
 /// Reads `root/jit.toml` (absent: every default). A file that cannot be
-/// read or parsed, an unknown key or an unknown convention is an error.
+/// read or parsed, an unknown key, an unknown convention or a name that
+/// is not a file name is an error.
 fn read_config(root: &Utf8Path) -> anyhow::Result<Option<(Utf8PathBuf, Config)>> {
     let path = root.join(CONFIG_FILE);
     let file = match jit_core::open_regular(path.as_std_path()) {
@@ -217,6 +222,12 @@ fn read_config(root: &Utf8Path) -> anyhow::Result<Option<(Utf8PathBuf, Config)>>
         );
         let source: SourceConfig = value
             .try_into()
+            .map_err(|err| anyhow::anyhow!("{path}: in [{name}]: {err}"))?;
+        // Every table's names, whether its convention is used or not: a
+        // path where a file name goes is refused, never looked for.
+        source
+            .options()
+            .validate()
             .map_err(|err| anyhow::anyhow!("{path}: in [{name}]: {err}"))?;
         sources.insert(name, source);
     }
@@ -562,6 +573,65 @@ mod tests {
         );
         let err = format!("{:#}", resolve(&root, Some(&[String::new()])).unwrap_err());
         assert!(err.contains("empty"), "{err}");
+    }
+
+    /// Every way a name in `jit.toml` can be more than one file name, as
+    /// TOML writes it.
+    const NOT_FILE_NAMES: [&str; 11] = [
+        r#""../../../../../../../../../../etc/hostname""#,
+        r#""../.aws/credentials""#,
+        "\"..\"",
+        "\".\"",
+        "\"\"",
+        r#""/etc/hostname""#,
+        r#""docs/TEAM.md""#,
+        r#""docs\\TEAM.md""#,
+        r#""\\\\server\\share""#,
+        r#""C:TEAM.md""#,
+        r#""TEAM\u0000.md""#,
+    ];
+
+    /// `key` in every convention's table refuses each of
+    /// [`NOT_FILE_NAMES`], whether the convention is used or not, with an
+    /// error naming the file, the table, the key and the value, and saying
+    /// how to fix it; however the conventions are chosen.
+    #[track_caller]
+    fn check_key(key: &str) {
+        for convention in CONVENTIONS {
+            for value in NOT_FILE_NAMES {
+                let config = format!("[{convention}]\n{key} = [\"TEAM.md\", {value}]\n");
+                let (_dir, root) = root_with(Some(&config), &["CLAUDE.md"]);
+                let shown: String = toml::from_str::<toml::Value>(&format!("v = {value}")).unwrap()
+                    ["v"]
+                    .as_str()
+                    .map(|name| format!("{name:?}"))
+                    .unwrap();
+                for flag in [None, Some(&["claude".to_owned()][..])] {
+                    let err = format!("{:#}", resolve(&root, flag).unwrap_err());
+                    let wanted = format!(
+                        "{}: in [{convention}]: `{key}` holds {shown}, which is not a file name",
+                        root.join(CONFIG_FILE)
+                    );
+                    assert!(err.starts_with(&wanted), "{config:?}: {err}");
+                    assert!(err.contains("write the file's name alone"), "{err}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_in_jit_toml_are_file_names() {
+        check_key("names");
+    }
+
+    #[test]
+    fn fallback_names_in_jit_toml_are_file_names() {
+        check_key("fallback_names");
+    }
+
+    #[test]
+    fn extra_names_in_jit_toml_are_file_names() {
+        check_key("extra_names");
     }
 
     #[test]

@@ -1238,3 +1238,67 @@ fn jit_toml_chooses_the_conventions_and_a_broken_one_never_disturbs_the_call() {
     assert_eq!(run.injected("SessionStart"), ["AGENTS.md", "GEMINI.md"]);
     assert!(env.log().contains("windsurf"), "{}", env.log());
 }
+
+/// The finding's jit.toml, naming a file beside the project root with
+/// each key of several conventions: neither a start nor a tool call
+/// injects anything from outside the root, for any agent, and the hook's
+/// log names the file, the table, the key and the value.
+#[test]
+fn a_jit_toml_naming_a_path_outside_the_root_injects_nothing_from_there() {
+    const SENTINEL: &str = "SENTINEL-OUTSIDE-ROOT-9e2b";
+    let env = Env::new();
+    let outside = env.root.parent().unwrap().join("secret.md");
+    fs::write(&outside, format!("{SENTINEL}\n")).unwrap();
+    for (n, (table, key)) in [
+        ("claude", "extra_names"),
+        ("claude", "names"),
+        ("agents", "fallback_names"),
+        ("agents", "extra_names"),
+        ("gemini", "names"),
+        ("gemini", "extra_names"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        fs::write(
+            env.root.join("jit.toml"),
+            format!("[{table}]\n{key} = [\"../secret.md\"]\n"),
+        )
+        .unwrap();
+        for agent in ["claude-code", "codex", "gemini"] {
+            let session = format!("{agent}-{n}");
+            let mut outputs = String::new();
+            // A tool call too where the payload is the agent's (Claude
+            // Code's `Write`).
+            let mut payloads = vec![start(&session, "startup")];
+            if agent == "claude-code" {
+                payloads.push(write(&session, "src/db/x.sql"));
+            }
+            for payload in payloads {
+                let mut cmd = env.command(&["--agent", agent]);
+                cmd.env("CLAUDE_PROJECT_DIR", &env.root);
+                let run = env.run(
+                    cmd,
+                    payload
+                        .replace("$ROOT", env.root.to_str().unwrap())
+                        .as_bytes(),
+                );
+                assert_eq!(run.code, 0, "{run:?}");
+                outputs.push_str(&run.stdout);
+                outputs.push_str(&run.stderr);
+            }
+            assert!(
+                !outputs.contains(SENTINEL),
+                "{table}.{key} {agent}: {outputs}"
+            );
+            // Something was injected all the same: the call went on.
+            assert!(outputs.contains("[jit-context]"), "{outputs}");
+        }
+        let log = env.log();
+        let wanted = format!(
+            "{}: in [{table}]: `{key}` holds \"../secret.md\", which is not a file name",
+            env.root.join("jit.toml").display()
+        );
+        assert!(log.contains(&wanted), "{wanted}\n{log}");
+    }
+}

@@ -682,3 +682,62 @@ fn the_index_can_be_turned_off_and_then_nothing_is_walked() {
     assert_eq!(detected.get("index"), None, "{detected:#}");
     assert!(walks.exists(), "detection walks the project");
 }
+
+/// The text of a file outside the project root: no output may hold it.
+const OUTSIDE_SENTINEL: &str = "SENTINEL-OUTSIDE-ROOT-c41d";
+
+/// A repository's jit.toml that names a path where a file name goes (the
+/// finding: `[claude] extra_names = ["../../…/etc/hostname"]`; here each
+/// key of several conventions naming a file beside the root): `jit
+/// startup` fails, as a table and as JSON, with an error that names the
+/// file, the table, the key and the value; nothing of the file outside is
+/// printed.
+#[test]
+fn a_jit_toml_naming_a_path_fails_and_nothing_outside_is_read() {
+    let base = tempfile::tempdir().unwrap();
+    let base = base.path().canonicalize().unwrap();
+    let root = base.join("proj");
+    fs::create_dir_all(root.join("sub")).unwrap();
+    fs::write(root.join("CLAUDE.md"), "root\n").unwrap();
+    fs::write(base.join("secret.md"), format!("{OUTSIDE_SENTINEL}\n")).unwrap();
+    let root_s = root.to_str().unwrap();
+    for (table, key, value) in [
+        (
+            "claude",
+            "extra_names",
+            "../../../../../../../../../../etc/hostname",
+        ),
+        ("claude", "extra_names", "../secret.md"),
+        ("claude", "names", "sub/../../secret.md"),
+        ("agents", "fallback_names", "../secret.md"),
+        ("agents", "extra_names", "../secret.md"),
+        ("gemini", "names", "../secret.md"),
+        ("cursor", "extra_names", "../secret.md"),
+        ("copilot", "extra_names", "../secret.md"),
+        ("cline", "extra_names", "../secret.md"),
+    ] {
+        fs::write(
+            root.join("jit.toml"),
+            format!("[{table}]\n{key} = [\"{value}\"]\n"),
+        )
+        .unwrap();
+        for json in [false, true] {
+            let mut args = vec!["startup", "--root", root_s, "--managed", "/nonexistent"];
+            if json {
+                args.push("--json");
+            }
+            let (code, out, err) = jit_in(Some(&root), &args);
+            assert_eq!(code, 2, "{table}.{key} {value}: {out}{err}");
+            assert!(
+                !out.contains(OUTSIDE_SENTINEL) && !err.contains(OUTSIDE_SENTINEL),
+                "{out}{err}"
+            );
+            let wanted = format!(
+                "{}: in [{table}]: `{key}` holds \"{value}\", which is not a file name",
+                root.join("jit.toml").display()
+            );
+            assert!(err.contains(&wanted), "{wanted}\n{err}");
+            assert!(err.contains("write the file's name alone"), "{err}");
+        }
+    }
+}

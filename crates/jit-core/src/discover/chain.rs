@@ -99,6 +99,29 @@ pub(super) fn contained(path: &Utf8Path, boundary: &Utf8Path) -> Result<Utf8Path
     }
 }
 
+/// Whether `name` is one plain path component, which joined to a directory
+/// names an entry of it: not empty, not `.` or `..`, no separator, no NUL.
+/// Only such an entry of a directory that is its own real path is, when
+/// `lstat` shows no link, its own real path too; any other name (`..`,
+/// `a/../..`, whatever a rule source names) may climb out of the
+/// directory or cross a link on the way, and only [`contained`] can say
+/// where it is. The configuration refuses such names
+/// ([`crate::SourceOptions::validate`]); the engine never relies on that.
+pub(super) fn is_entry_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', std::path::MAIN_SEPARATOR, '\0'])
+}
+
+/// `path` split into its directory and its last name, at the last
+/// separator (the root's `/` kept as the directory of a name in it).
+pub(super) fn split_entry(path: &str) -> Option<(&str, &str)> {
+    let at = path.rfind(['/', std::path::MAIN_SEPARATOR])?;
+    let (dir, name) = (&path[..at], &path[at + 1..]);
+    Some((if dir.is_empty() { &path[..1] } else { dir }, name))
+}
+
 /// What an entry of a directory that is its own real path is, by `lstat`.
 pub(super) enum PlainEntry {
     /// A directory and no link: its own real path too.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize;
 
-use super::chain::{PlainEntry, contained, plain_entry};
+use super::chain::{PlainEntry, contained, is_entry_name, plain_entry};
 use super::startup::StartupReport;
 use super::{DiscoveryState, Engine};
 use crate::Map;
@@ -658,6 +658,11 @@ impl Plain<'_> {
         }
         let mut at = dir.to_owned();
         for part in rel.split('/') {
+            // `..` (or anything but a plain name) may climb out: only
+            // `realpath` can place it.
+            if !is_entry_name(part) {
+                return Below::Other;
+            }
             at.push(part);
             match plain_entry(&at) {
                 PlainEntry::Dir(_) => {}
@@ -797,7 +802,8 @@ fn named_files(
         // A name with a folder (`.claude/CLAUDE.md`) may cross a linked
         // folder: it is plain only when the folder is.
         let plain = match name.rsplit_once('/') {
-            None => at.plain,
+            // `..` is no entry of the directory: resolved and contained.
+            None => at.plain && is_entry_name(name),
             Some((folder, _)) => match at.below(dir, folder) {
                 Below::Plain => true,
                 Below::Missing => continue,

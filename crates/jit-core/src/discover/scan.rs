@@ -8,7 +8,10 @@ use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::chain::{ChainLevel, Level, PlainEntry, Refusal, contained, is_absent, plain_entry};
+use super::chain::{
+    ChainLevel, Level, PlainEntry, Refusal, contained, is_absent, is_entry_name, plain_entry,
+    split_entry,
+};
 use super::state::{DiscoveryState, Replay, ScanRecord, record_is_fresh};
 use super::{Discovery, Engine, MAX_RULE_FILES_PER_FOLDER};
 use crate::rule::scope::ScopeMatcher;
@@ -517,7 +520,7 @@ impl<'a> DirScan<'a> {
     fn judge_unstamped(&mut self, source: &dyn RuleSource, file: &Utf8Path) -> bool {
         let known = self.state.loaded.contains_key(file.as_str())
             || self.state.parsed.contains_key(file.as_str());
-        if known || !file.parent().is_some_and(|dir| self.is_plain(dir)) {
+        if known || !self.is_plain_entry(file.as_str()) {
             return false;
         }
         let Ok((opened, meta)) = crate::open::open_regular(file.as_std_path()) else {
@@ -546,10 +549,11 @@ impl<'a> DirScan<'a> {
         }
         self.set_buffer(dir, parent);
         // `lstat` first: a folder that is no link, in a directory that is
-        // its own real path, is its own real path too.
+        // its own real path, is its own real path too (a `..` or a folder
+        // on the way is not that: see `is_plain_entry`).
         let (meta, plain) = match fs::symlink_metadata(&self.buffer) {
             Ok(meta) if meta.file_type().is_symlink() => (fs::metadata(&self.buffer).ok(), false),
-            Ok(meta) => (Some(meta), self.is_plain(dir)),
+            Ok(meta) => (Some(meta), self.is_plain_entry(&self.buffer)),
             Err(_) => (None, false),
         };
         let exists = match meta {
@@ -633,11 +637,23 @@ impl<'a> DirScan<'a> {
         self.plain.iter().any(|p| p.as_str() == dir.as_str())
     }
 
+    /// Whether `path` is `DIR/NAME` with `DIR` known to be its own real
+    /// path in this scan and `NAME` one plain component: what, when
+    /// `lstat` shows no link, is its own real path too, inside the
+    /// boundary with no `realpath`. Every other path the scan builds from
+    /// a name (`..`, a folder on the way that may be a link, an absolute
+    /// name) goes through [`contained`], and is read only when it really
+    /// is inside: this is the one gate between a name and a read.
+    fn is_plain_entry(&self, path: &str) -> bool {
+        split_entry(path)
+            .is_some_and(|(dir, name)| is_entry_name(name) && self.is_plain(Utf8Path::new(dir)))
+    }
+
     /// Decides whether a rule folder really is inside the boundary: its
     /// real path (with its metadata when an `lstat` proved it), or `None`
     /// (after a skipped row, unless it does not exist).
     fn rule_folder(&mut self, folder: &Utf8Path) -> Option<(Utf8PathBuf, Option<fs::Metadata>)> {
-        if folder.parent().is_some_and(|parent| self.is_plain(parent)) {
+        if self.is_plain_entry(folder.as_str()) {
             match plain_entry(folder) {
                 PlainEntry::Dir(meta) => {
                     self.plain.push(folder.to_owned());
@@ -834,7 +850,7 @@ impl<'a> DirScan<'a> {
         // in a folder below it reached through no link, is its own real
         // path; anything else may reach outside through a link, so it is
         // resolved and contained.
-        let direct = candidate.parent().is_some_and(|p| self.is_plain(p));
+        let direct = self.is_plain_entry(candidate.as_str());
         let (real, meta) = if meta.file_type().is_symlink() || !direct {
             let real = match contained(candidate, self.boundary) {
                 Ok(real) => real,

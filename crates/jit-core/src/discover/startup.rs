@@ -9,7 +9,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use jit_base::{ChangeSet, ChangeSource, Signals, resolve_parents, startup_signals};
 use serde::Serialize;
 
-use super::chain::Level;
+use super::chain::{Level, is_entry_name};
 use super::index::{self, IndexEntry, IndexOverflow, ProjectWalk, WalkCache, WalkCacheReport};
 use super::scan::DirScan;
 use super::{Discovery, DiscoveryState, Engine};
@@ -324,13 +324,28 @@ impl Engine {
         home: Option<&Utf8Path>,
     ) {
         // A user folder (`~/.claude`) is often a link into a dotfiles
-        // repository: its real location is the boundary.
+        // repository: its real location is the boundary. It is named by
+        // folders below the home directory, never by a path that climbs out
+        // of it or starts elsewhere.
         for source in self.sources() {
             let source = source.as_ref();
-            let Some(user) = home.and_then(|home| {
-                let level = source.user_level()?;
-                canonical(&home.join(&level.dir))
-            }) else {
+            let (Some(home), Some(level)) = (home, source.user_level()) else {
+                continue;
+            };
+            if !level.dir.split('/').all(is_entry_name) {
+                out.skipped.push(SkippedRule {
+                    file: home.join(&level.dir).to_string(),
+                    reason: crate::SkipReason::OutsideRoot,
+                    detail: format!(
+                        "the user folder `{}` is not a folder below the home directory {home}; \
+                         its rules are not read",
+                        level.dir
+                    ),
+                    source: source.name().to_owned(),
+                });
+                continue;
+            }
+            let Some(user) = canonical(&home.join(&level.dir)) else {
                 continue;
             };
             let user: Arc<str> = Arc::from(user.as_str());

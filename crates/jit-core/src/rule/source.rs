@@ -272,14 +272,29 @@ fn split_brace(key: &str, globs: &[String]) -> Option<String> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
+/// Every name is one file name, a single path component: it is looked for
+/// in each directory and never reaches outside it (see
+/// [`SourceOptions::validate`]). The setters take any text; a source is
+/// built only from options that pass the check, by [`source_by_name`] or a
+/// convention's `with_options`, which return an
+/// [`ErrorKind::InvalidFileName`] error otherwise:
+///
+/// ```
+/// use jit_core::{ErrorKind, SourceOptions, source_by_name};
+/// let options = SourceOptions::default().with_extra_names(["../.aws/credentials"]);
+/// let err = source_by_name("claude", &options).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::InvalidFileName);
+/// assert!(err.to_string().starts_with("`extra_names` holds \"../.aws/credentials\""));
+/// ```
+///
 /// It deserializes from a configuration table with these keys (all
-/// optional, unknown ones refused). `jit.toml` gives each convention a
-/// top-level table of its own (`[agents]`, `[gemini]`, ...) with the keys
-/// `names`, `fallback_names`, `extra_names` and `budget_bytes`; `agent` is
-/// for a caller that builds the source for a known agent; `jit.toml`
-/// does not set it.
+/// optional, unknown ones and names that are not file names refused).
+/// `jit.toml` gives each convention a top-level table of its own
+/// (`[agents]`, `[gemini]`, ...) with the keys `names`, `fallback_names`,
+/// `extra_names` and `budget_bytes`; `agent` is for a caller that builds
+/// the source for a known agent; `jit.toml` does not set it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(try_from = "OptionsTable")]
 #[non_exhaustive]
 pub struct SourceOptions {
     /// Replaces the convention's main candidate names (Gemini's
@@ -330,6 +345,105 @@ impl SourceOptions {
         self.agent = Some(agent.into());
         self
     }
+
+    /// Checks that every name (`names`, `fallback_names`, `extra_names`)
+    /// is one file name: not empty, not `.` or `..`, no `/` or `\`, not
+    /// absolute, no NUL byte. A name is a file looked for in each
+    /// directory; a path in its place would read whatever it points at,
+    /// outside the project too. The error, of kind
+    /// [`ErrorKind::InvalidFileName`], names the key and the value and
+    /// says how to fix it.
+    ///
+    /// ```
+    /// use jit_core::SourceOptions;
+    /// assert!(SourceOptions::default().with_names(["CONTEXT.md"]).validate().is_ok());
+    /// let err = SourceOptions::default().with_fallback_names(["docs/TEAM.md"]).validate();
+    /// assert!(err.unwrap_err().to_string().contains("`fallback_names` holds \"docs/TEAM.md\""));
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        let keys = [
+            ("names", self.names.as_deref().unwrap_or_default()),
+            ("fallback_names", &self.fallback_names),
+            ("extra_names", &self.extra_names),
+        ];
+        for (key, names) in keys {
+            for name in names {
+                if let Some(problem) = file_name_problem(name) {
+                    return Err(Error::new(
+                        ErrorKind::InvalidFileName,
+                        format!(
+                            "`{key}` holds {name:?}, which is not a file name: {problem}; a name \
+                             is one file, looked for in each directory, and never reaches \
+                             outside it: write the file's name alone (`TEAM.md`)"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// [`SourceOptions`] as a configuration table writes it, checked into one
+/// by [`SourceOptions::validate`].
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct OptionsTable {
+    names: Option<Vec<String>>,
+    fallback_names: Vec<String>,
+    extra_names: Vec<String>,
+    budget_bytes: Option<u64>,
+    agent: Option<String>,
+}
+
+impl TryFrom<OptionsTable> for SourceOptions {
+    type Error = Error;
+
+    fn try_from(table: OptionsTable) -> Result<Self, Error> {
+        let options = SourceOptions {
+            names: table.names,
+            fallback_names: table.fallback_names,
+            extra_names: table.extra_names,
+            budget_bytes: table.budget_bytes,
+            agent: table.agent,
+        };
+        options.validate()?;
+        Ok(options)
+    }
+}
+
+/// Why `name` is not one file name (a single path component on every
+/// platform), or `None` when it is.
+fn file_name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        return Some("it is empty");
+    }
+    if name.contains('\0') {
+        return Some("it holds a NUL byte");
+    }
+    if name.starts_with(['/', '\\']) {
+        return Some("it is an absolute path");
+    }
+    let mut start = name.chars();
+    if matches!((start.next(), start.next()), (Some(drive), Some(':')) if drive.is_ascii_alphabetic())
+    {
+        return Some("it starts with a drive (`C:`), as a Windows path does");
+    }
+    if name.split(['/', '\\']).any(|part| part == "..") {
+        return Some("it climbs out of the directory with `..`");
+    }
+    if name.contains(['/', '\\']) {
+        return Some("it holds a path separator (`/` or `\\`), so it is a path");
+    }
+    if name == "." {
+        return Some("it names the directory itself, not a file");
+    }
+    // Whatever else this platform would not take as one plain component.
+    let mut components = Utf8Path::new(name).components();
+    match (components.next(), components.next()) {
+        (Some(camino::Utf8Component::Normal(one)), None) if one == name => None,
+        _ => Some("it is not one path component"),
+    }
 }
 
 /// The names of the shipped conventions, in the order they are loaded.
@@ -337,7 +451,8 @@ pub const CONVENTIONS: [&str; 6] = ["claude", "agents", "gemini", "cursor", "cop
 
 /// Builds a shipped convention by name (one of [`CONVENTIONS`]) with
 /// `options`. An unknown name is an [`ErrorKind::UnknownSource`] error that
-/// lists the known ones.
+/// lists the known ones; options whose names are not file names an
+/// [`ErrorKind::InvalidFileName`] one (see [`SourceOptions::validate`]).
 ///
 /// ```
 /// use jit_core::{SourceOptions, source_by_name};
@@ -348,12 +463,12 @@ pub const CONVENTIONS: [&str; 6] = ["claude", "agents", "gemini", "cursor", "cop
 /// ```
 pub fn source_by_name(name: &str, options: &SourceOptions) -> Result<Arc<dyn RuleSource>, Error> {
     Ok(match name {
-        "claude" => Arc::new(ClaudeSource::with_options(options)),
-        "agents" => Arc::new(AgentsSource::with_options(options)),
-        "gemini" => Arc::new(GeminiSource::with_options(options)),
-        "cursor" => Arc::new(CursorSource::with_options(options)),
-        "copilot" => Arc::new(CopilotSource::with_options(options)),
-        "cline" => Arc::new(ClineSource::with_options(options)),
+        "claude" => Arc::new(ClaudeSource::with_options(options)?),
+        "agents" => Arc::new(AgentsSource::with_options(options)?),
+        "gemini" => Arc::new(GeminiSource::with_options(options)?),
+        "cursor" => Arc::new(CursorSource::with_options(options)?),
+        "copilot" => Arc::new(CopilotSource::with_options(options)?),
+        "cline" => Arc::new(ClineSource::with_options(options)?),
         other => {
             return Err(Error::new(
                 ErrorKind::UnknownSource,
@@ -432,6 +547,114 @@ mod tests {
             spec,
             ScopeSpec::Paths(owned(&["src/**/*.{js,ts}", "lib/**"]))
         );
+    }
+
+    /// Every way a name can be more than one file name, as a
+    /// configuration might write it.
+    const NOT_FILE_NAMES: [&str; 11] = [
+        "../../../../../../../../../../etc/hostname",
+        "../.aws/credentials",
+        "..",
+        ".",
+        "",
+        "/etc/hostname",
+        "docs/TEAM.md",
+        "docs\\TEAM.md",
+        "\\\\server\\share",
+        "C:TEAM.md",
+        "TEAM\0.md",
+    ];
+
+    /// Names that are one file each, odd ones included.
+    const FILE_NAMES: [&str; 5] = [
+        "TEAM.md",
+        ".cursorrules",
+        "a..b.md",
+        "...",
+        "CLAUDE local.md",
+    ];
+
+    /// `key`, set by `set`, refuses every name of [`NOT_FILE_NAMES`] (in
+    /// `validate`, in `source_by_name` for every convention, and in each
+    /// convention's `with_options`) with an `invalid_file_name` error that
+    /// names the key, the value and the fix; it takes [`FILE_NAMES`].
+    #[track_caller]
+    fn check_key(key: &str, set: fn(SourceOptions, &str) -> SourceOptions) {
+        for name in NOT_FILE_NAMES {
+            let options = set(SourceOptions::default(), name);
+            let err = options.validate().unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidFileName, "{key} {name:?}");
+            let message = err.to_string();
+            assert!(
+                message.starts_with(&format!(
+                    "`{key}` holds {name:?}, which is not a file name: "
+                )),
+                "{message}"
+            );
+            assert!(message.contains("write the file's name alone"), "{message}");
+            for convention in CONVENTIONS {
+                let built = source_by_name(convention, &options).map(|_| ());
+                assert_eq!(
+                    built.map_err(|e| e.kind()),
+                    Err(ErrorKind::InvalidFileName),
+                    "{convention}: {key} {name:?}"
+                );
+            }
+            let each = [
+                ClaudeSource::with_options(&options).map(|_| ()),
+                AgentsSource::with_options(&options).map(|_| ()),
+                GeminiSource::with_options(&options).map(|_| ()),
+                CursorSource::with_options(&options).map(|_| ()),
+                CopilotSource::with_options(&options).map(|_| ()),
+                ClineSource::with_options(&options).map(|_| ()),
+            ];
+            for built in each {
+                assert_eq!(
+                    built.map_err(|e| e.kind()),
+                    Err(ErrorKind::InvalidFileName),
+                    "{key} {name:?}"
+                );
+            }
+        }
+        for name in FILE_NAMES {
+            let options = set(SourceOptions::default(), name);
+            assert!(options.validate().is_ok(), "{key} {name:?}");
+            for convention in CONVENTIONS {
+                assert!(source_by_name(convention, &options).is_ok(), "{convention}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_takes_file_names_only() {
+        check_key("names", |options, name| options.with_names([name]));
+    }
+
+    #[test]
+    fn fallback_names_takes_file_names_only() {
+        check_key("fallback_names", |options, name| {
+            options.with_fallback_names([name])
+        });
+    }
+
+    #[test]
+    fn extra_names_takes_file_names_only() {
+        check_key("extra_names", |options, name| {
+            options.with_extra_names([name])
+        });
+    }
+
+    /// A bad name among good ones is found, and the first one named.
+    #[test]
+    fn the_first_bad_name_of_a_list_is_the_one_named() {
+        let options = SourceOptions::default()
+            .with_names(["GEMINI.md"])
+            .with_extra_names(["MORE.md", "a/b.md", "../c.md"]);
+        let err = options.validate().unwrap_err().to_string();
+        assert!(err.starts_with("`extra_names` holds \"a/b.md\""), "{err}");
+        assert!(err.contains("path separator"), "{err}");
+        let err = SourceOptions::default().with_names(["../c.md"]).validate();
+        assert!(err.unwrap_err().to_string().contains("climbs out"));
     }
 
     #[test]

@@ -25,9 +25,10 @@ pub const DEFAULT_AGENTS_BUDGET_BYTES: u64 = 32 * 1024;
 ///
 /// let team = AgentsSource::with_options(
 ///     &SourceOptions::default().with_fallback_names(["TEAM_GUIDE.md"]).with_budget_bytes(1024),
-/// );
+/// )?;
 /// assert_eq!(team.files()[2], "TEAM_GUIDE.md");
 /// assert_eq!(team.startup_budget(), Some(1024));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct AgentsSource {
@@ -38,7 +39,7 @@ pub struct AgentsSource {
 
 impl Default for AgentsSource {
     fn default() -> Self {
-        AgentsSource::with_options(&SourceOptions::default())
+        AgentsSource::build(&SourceOptions::default())
     }
 }
 
@@ -46,7 +47,16 @@ impl AgentsSource {
     /// The convention with `options`: `names` replaces `AGENTS.md`,
     /// `fallback_names` and `extra_names` come after it (in that order of
     /// precedence), `budget_bytes` sets the startup budget.
-    pub fn with_options(options: &SourceOptions) -> Self {
+    /// An option that is not a file name is an
+    /// [`ErrorKind::InvalidFileName`](crate::ErrorKind::InvalidFileName)
+    /// error (see [`SourceOptions::validate`]).
+    pub fn with_options(options: &SourceOptions) -> Result<Self, crate::Error> {
+        options.validate()?;
+        Ok(AgentsSource::build(options))
+    }
+
+    /// The convention with `options`, whose names the caller has checked.
+    fn build(options: &SourceOptions) -> Self {
         let mut files = owned(&["AGENTS.override.md"]);
         files.extend(
             options
@@ -115,7 +125,8 @@ mod tests {
             &SourceOptions::default()
                 .with_fallback_names(["AGENTS.md", "GUIDE.md"])
                 .with_extra_names(["MORE.md"]),
-        );
+        )
+        .unwrap();
         assert_eq!(
             agents.files(),
             ["AGENTS.override.md", "AGENTS.md", "GUIDE.md", "MORE.md"]
@@ -126,7 +137,8 @@ mod tests {
     #[test]
     fn the_budget_defaults_to_32_kib_and_is_configurable() {
         assert_eq!(AgentsSource::default().startup_budget(), Some(32768));
-        let small = AgentsSource::with_options(&SourceOptions::default().with_budget_bytes(10));
+        let small =
+            AgentsSource::with_options(&SourceOptions::default().with_budget_bytes(10)).unwrap();
         assert_eq!(small.startup_budget(), Some(10));
     }
 

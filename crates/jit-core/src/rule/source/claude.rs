@@ -52,14 +52,23 @@ pub struct ClaudeSource {
 
 impl Default for ClaudeSource {
     fn default() -> Self {
-        ClaudeSource::with_options(&SourceOptions::default())
+        ClaudeSource::build(&SourceOptions::default())
     }
 }
 
 impl ClaudeSource {
     /// The convention with `options`: `names` replaces the candidate names,
     /// `extra_names` adds to them.
-    pub fn with_options(options: &SourceOptions) -> Self {
+    /// An option that is not a file name is an
+    /// [`ErrorKind::InvalidFileName`](crate::ErrorKind::InvalidFileName)
+    /// error (see [`SourceOptions::validate`]).
+    pub fn with_options(options: &SourceOptions) -> Result<Self, crate::Error> {
+        options.validate()?;
+        Ok(ClaudeSource::build(options))
+    }
+
+    /// The convention with `options`, whose names the caller has checked.
+    fn build(options: &SourceOptions) -> Self {
         let mut files = options.names.clone().unwrap_or_else(|| {
             owned(&[
                 "CLAUDE.md",
@@ -226,7 +235,8 @@ mod tests {
     #[test]
     fn extra_names_are_candidates_too() {
         let claude =
-            ClaudeSource::with_options(&SourceOptions::default().with_extra_names(["TEAM.md"]));
+            ClaudeSource::with_options(&SourceOptions::default().with_extra_names(["TEAM.md"]))
+                .unwrap();
         assert_eq!(claude.files().last().map(String::as_str), Some("TEAM.md"));
     }
 }

@@ -25,14 +25,23 @@ pub struct ClineSource {
 
 impl Default for ClineSource {
     fn default() -> Self {
-        ClineSource::with_options(&SourceOptions::default())
+        ClineSource::build(&SourceOptions::default())
     }
 }
 
 impl ClineSource {
     /// The convention with `options`: `extra_names` are candidate files in
     /// every directory (none by default).
-    pub fn with_options(options: &SourceOptions) -> Self {
+    /// An option that is not a file name is an
+    /// [`ErrorKind::InvalidFileName`](crate::ErrorKind::InvalidFileName)
+    /// error (see [`SourceOptions::validate`]).
+    pub fn with_options(options: &SourceOptions) -> Result<Self, crate::Error> {
+        options.validate()?;
+        Ok(ClineSource::build(options))
+    }
+
+    /// The convention with `options`, whose names the caller has checked.
+    fn build(options: &SourceOptions) -> Self {
         ClineSource {
             files: options.extra_names.clone(),
             root_files: owned(&[".clinerules"]),
@@ -87,7 +96,8 @@ mod tests {
     #[test]
     fn extra_names_are_candidates_in_every_directory() {
         let cline =
-            ClineSource::with_options(&SourceOptions::default().with_extra_names(["TEAM.md"]));
+            ClineSource::with_options(&SourceOptions::default().with_extra_names(["TEAM.md"]))
+                .unwrap();
         assert_eq!(cline.files(), ["TEAM.md"]);
         assert!(ClineSource::default().files().is_empty());
     }

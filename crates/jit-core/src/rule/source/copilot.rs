@@ -29,14 +29,23 @@ pub struct CopilotSource {
 
 impl Default for CopilotSource {
     fn default() -> Self {
-        CopilotSource::with_options(&SourceOptions::default())
+        CopilotSource::build(&SourceOptions::default())
     }
 }
 
 impl CopilotSource {
     /// The convention with `options`: `agent` is the running agent for
     /// `excludeAgent:`, `extra_names` are candidate files in every directory.
-    pub fn with_options(options: &SourceOptions) -> Self {
+    /// An option that is not a file name is an
+    /// [`ErrorKind::InvalidFileName`](crate::ErrorKind::InvalidFileName)
+    /// error (see [`SourceOptions::validate`]).
+    pub fn with_options(options: &SourceOptions) -> Result<Self, crate::Error> {
+        options.validate()?;
+        Ok(CopilotSource::build(options))
+    }
+
+    /// The convention with `options`, whose names the caller has checked.
+    fn build(options: &SourceOptions) -> Self {
         CopilotSource {
             files: options.extra_names.clone(),
             root_files: owned(&[".github/copilot-instructions.md"]),
@@ -147,14 +156,16 @@ mod tests {
         assert_eq!(CopilotSource::excluded_agents(&fm), ["code-review"]);
         assert_eq!(CopilotSource::default().excluded(&fm), None);
         let review =
-            CopilotSource::with_options(&SourceOptions::default().with_agent("code-review"));
+            CopilotSource::with_options(&SourceOptions::default().with_agent("code-review"))
+                .unwrap();
         assert!(
             review
                 .excluded(&fm)
                 .is_some_and(|why| why.contains("code-review"))
         );
         let coding =
-            CopilotSource::with_options(&SourceOptions::default().with_agent("coding-agent"));
+            CopilotSource::with_options(&SourceOptions::default().with_agent("coding-agent"))
+                .unwrap();
         assert_eq!(coding.excluded(&fm), None);
     }
 
@@ -191,7 +202,8 @@ mod tests {
     #[test]
     fn extra_names_are_candidates_in_every_directory() {
         let source =
-            CopilotSource::with_options(&SourceOptions::default().with_extra_names(["TEAM.md"]));
+            CopilotSource::with_options(&SourceOptions::default().with_extra_names(["TEAM.md"]))
+                .unwrap();
         assert_eq!(source.files(), ["TEAM.md"]);
         assert!(CopilotSource::default().files().is_empty());
         assert_eq!(source.root_files(), [".github/copilot-instructions.md"]);

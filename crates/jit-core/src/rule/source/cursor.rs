@@ -32,14 +32,23 @@ pub struct CursorSource {
 
 impl Default for CursorSource {
     fn default() -> Self {
-        CursorSource::with_options(&SourceOptions::default())
+        CursorSource::build(&SourceOptions::default())
     }
 }
 
 impl CursorSource {
     /// The convention with `options`: `extra_names` are candidate files in
     /// every directory (none by default).
-    pub fn with_options(options: &SourceOptions) -> Self {
+    /// An option that is not a file name is an
+    /// [`ErrorKind::InvalidFileName`](crate::ErrorKind::InvalidFileName)
+    /// error (see [`SourceOptions::validate`]).
+    pub fn with_options(options: &SourceOptions) -> Result<Self, crate::Error> {
+        options.validate()?;
+        Ok(CursorSource::build(options))
+    }
+
+    /// The convention with `options`, whose names the caller has checked.
+    fn build(options: &SourceOptions) -> Self {
         CursorSource {
             files: options.extra_names.clone(),
             root_files: owned(&[".cursorrules"]),

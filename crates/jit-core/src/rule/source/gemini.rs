@@ -13,9 +13,10 @@ use crate::rule::frontmatter::Frontmatter;
 /// assert_eq!(GeminiSource::default().files(), ["GEMINI.md"]);
 /// let both = GeminiSource::with_options(
 ///     &SourceOptions::default().with_names(["GEMINI.md", "CONTEXT.md"]),
-/// );
+/// )?;
 /// assert_eq!(both.files(), ["GEMINI.md", "CONTEXT.md"]);
 /// assert_eq!(both.user_level().map(|u| u.dir.as_str()), Some(".gemini"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct GeminiSource {
@@ -25,14 +26,23 @@ pub struct GeminiSource {
 
 impl Default for GeminiSource {
     fn default() -> Self {
-        GeminiSource::with_options(&SourceOptions::default())
+        GeminiSource::build(&SourceOptions::default())
     }
 }
 
 impl GeminiSource {
     /// The convention with `options`: `names` replaces `GEMINI.md`,
     /// `extra_names` and `fallback_names` add to it.
-    pub fn with_options(options: &SourceOptions) -> Self {
+    /// An option that is not a file name is an
+    /// [`ErrorKind::InvalidFileName`](crate::ErrorKind::InvalidFileName)
+    /// error (see [`SourceOptions::validate`]).
+    pub fn with_options(options: &SourceOptions) -> Result<Self, crate::Error> {
+        options.validate()?;
+        Ok(GeminiSource::build(options))
+    }
+
+    /// The convention with `options`, whose names the caller has checked.
+    fn build(options: &SourceOptions) -> Self {
         let mut files = options
             .names
             .clone()
@@ -93,7 +103,8 @@ mod tests {
             &SourceOptions::default()
                 .with_names(["CONTEXT.md"])
                 .with_extra_names(["MORE.md"]),
-        );
+        )
+        .unwrap();
         assert_eq!(gemini.files(), ["CONTEXT.md", "MORE.md"]);
         assert_eq!(
             gemini.user_level().map(|u| u.files.clone()),
