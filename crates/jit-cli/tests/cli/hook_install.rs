@@ -938,3 +938,37 @@ fn a_second_install_never_overwrites_the_backup() {
         );
     }
 }
+
+#[test]
+fn empty_containers_and_one_line_hooks_the_user_wrote_come_back_byte_for_byte() {
+    // An empty `hooks` object or event array that jit's entries go into is
+    // left empty by the uninstall, and a hooks object written on one line
+    // keeps its line: neither is reflowed or dropped.
+    let texts = [
+        "{\n  \"hooks\": {}\n}\n",
+        "{\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo x\"}]}]}\n}\n",
+        "{\"hooks\":{\"Stop\":[]},\"x\":1}",
+    ];
+    for agent in &AGENTS {
+        for text in texts {
+            let dir = tempfile::tempdir().unwrap();
+            fs::create_dir(dir.path().join(".git")).unwrap();
+            let path = dir.path().join(agent.file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, text).unwrap();
+            agent.run("install", dir.path(), &[], 0);
+            let installed = fs::read_to_string(&path).unwrap();
+            if text.contains("echo x") {
+                assert!(
+                    installed.contains(
+                        "\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo x\"}]}], "
+                    ),
+                    "{}: the user's one-line hooks were reflowed:\n{installed}",
+                    agent.name
+                );
+            }
+            agent.run("uninstall", dir.path(), &[], 0);
+            assert_eq!(fs::read_to_string(&path).unwrap(), text, "{}", agent.name);
+        }
+    }
+}

@@ -228,7 +228,16 @@ pub(crate) fn uninstall(args: &Args) -> anyhow::Result<ExitCode> {
     let before = &file.text;
     let (mut doc, style) = parse(before, path)?;
     let original = doc.clone();
-    let removal = plan::uninstall(&mut doc, &ours)
+    // The backup is the file before the install: what it holds the user
+    // wrote, and stays (an empty `"hooks": {}` included).
+    let backup = files::backup_path(path);
+    let backed_up = files::read_if_exists(&backup)?;
+    let before_install = backed_up
+        .as_deref()
+        .and_then(|bytes| std::str::from_utf8(bytes).ok())
+        .and_then(|text| json::parse(text).ok())
+        .map(|(doc, _)| doc);
+    let removal = plan::uninstall(&mut doc, &ours, before_install.as_ref())
         .with_context(|| format!("cannot uninstall jit's hooks from {}", path.display()))?;
     if removal.removed.is_empty() {
         writeln!(
@@ -242,8 +251,7 @@ pub(crate) fn uninstall(args: &Args) -> anyhow::Result<ExitCode> {
     }
     files::check_writable(path, &file.meta)?;
 
-    let backup = files::backup_path(path);
-    let outcome = match files::read_if_exists(&backup)? {
+    let outcome = match backed_up {
         Some(bytes) if same_json(&bytes, &doc) => Outcome::Restore(bytes),
         None if plan::is_empty_object(&doc) => Outcome::Delete,
         kept => Outcome::Write {

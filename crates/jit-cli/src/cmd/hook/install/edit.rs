@@ -203,8 +203,8 @@ impl Editor<'_> {
 
     /// Inserts `items` before the item at index `before` of a non-empty
     /// container (after the last one when `before` is its length), each on
-    /// a line of its own indented like the first item, or, in a file written
-    /// on one line, on that line.
+    /// a line of its own indented like the first item, or, in a container
+    /// written on one line, on that line.
     fn insert(
         &self,
         span: &Span,
@@ -217,14 +217,17 @@ impl Editor<'_> {
         }
         let first = span.items.first()?;
         let multiline = self.text.get(span.whole.start..first.start)?.contains('\n');
-        if self.style.indent().is_some() && !multiline {
-            // A container written on one line in a pretty file: an item on a
-            // line of its own would look out of place.
-            return None;
-        }
+        // A container written on one line in a pretty file stays on its
+        // line: the new items go there too, written compactly, so the items
+        // beside them keep their bytes (an item on a line of its own would
+        // look out of place, and rewriting the container would reflow
+        // what its owner wrote).
+        let one_line_in_pretty = self.style.indent().is_some() && !multiline;
         let prefix = line_indent(self.text, first.start);
         let separator = if multiline {
             format!(",{}{prefix}", self.style.newline())
+        } else if one_line_in_pretty {
+            ", ".to_owned()
         } else {
             ",".to_owned()
         };
@@ -233,9 +236,17 @@ impl Editor<'_> {
             let mut text = String::new();
             if let Some(key) = key {
                 text.push_str(&serde_json::to_string(key).ok()?);
-                text.push_str(if multiline { ": " } else { ":" });
+                text.push_str(if multiline || one_line_in_pretty {
+                    ": "
+                } else {
+                    ":"
+                });
             }
-            text.push_str(&self.render_at(value, prefix)?);
+            if one_line_in_pretty {
+                text.push_str(&serde_json::to_string(value).ok()?);
+            } else {
+                text.push_str(&self.render_at(value, prefix)?);
+            }
             rendered.push(text);
         }
         let edit = if before == 0 {
@@ -431,7 +442,7 @@ mod tests {
         check(
             "{\n\t\"hooks\": {\n\t\t\"A\": [ 1 ],\n\t\t\"B\": [2]\n\t},\n\t\"z\": {}\n}",
             r#"{"hooks": {"A": [1], "B": [2, 3]}, "z": {}}"#,
-            "{\n\t\"hooks\": {\n\t\t\"A\": [ 1 ],\n\t\t\"B\": [\n\t\t\t2,\n\t\t\t3\n\t\t]\n\t},\n\t\"z\": {}\n}",
+            "{\n\t\"hooks\": {\n\t\t\"A\": [ 1 ],\n\t\t\"B\": [2, 3]\n\t},\n\t\"z\": {}\n}",
         );
     }
 
@@ -506,6 +517,22 @@ mod tests {
             r#"{"a":{"x":1.50},"b":2}"#,
             r#"{"a":{"x":1.5,"y":[true]},"c":3}"#,
             r#"{"a":{"x":1.50,"y":[true]},"c":3}"#,
+        );
+    }
+
+    #[test]
+    fn a_one_line_container_in_a_pretty_file_keeps_its_items_bytes() {
+        // Rewriting the whole `hooks` object would spread the user's `Stop`
+        // entry over nine lines: a hook jit does not own, reflowed.
+        check(
+            "{\n  \"model\": \"x\",\n  \"hooks\": {\"Stop\": [{\"hooks\": [1]}]}\n}\n",
+            r#"{"model": "x", "hooks": {"Stop": [{"hooks": [1]}], "Start": [{"a": [2]}]}}"#,
+            "{\n  \"model\": \"x\",\n  \"hooks\": {\"Stop\": [{\"hooks\": [1]}], \"Start\": [{\"a\":[2]}]}\n}\n",
+        );
+        check(
+            "{\n  \"a\": [1, 2.50]\n}\n",
+            r#"{"a": [1, 2.5, {"b": 3}]}"#,
+            "{\n  \"a\": [1, 2.50, {\"b\":3}]\n}\n",
         );
     }
 

@@ -407,20 +407,38 @@ pub(super) struct Removal {
 /// Takes jit's entries out of `doc` and says which events they were under
 /// (none when jit had nothing there), and where hooks jit did not write
 /// still run jit. An event left empty goes, and so does a `hooks` object
-/// left empty.
-pub(super) fn uninstall(doc: &mut Json, ours: &Ours) -> anyhow::Result<Removal> {
+/// left empty, unless `before_install` (the document the install backed
+/// up, when there is one) holds it: then the user wrote it, empty or not,
+/// and it stays as they wrote it.
+pub(super) fn uninstall(
+    doc: &mut Json,
+    ours: &Ours,
+    before_install: Option<&Json>,
+) -> anyhow::Result<Removal> {
+    let had = |event: Option<&str>| {
+        let Some(Json::Object(root)) = before_install else {
+            return false;
+        };
+        match (root.get("hooks"), event) {
+            (Some(_), None) => true,
+            (Some(Json::Object(hooks)), Some(event)) => hooks.get(event).is_some(),
+            _ => false,
+        }
+    };
     let root = root_object(doc)?;
     let Some(hooks) = hooks_object(root)? else {
         return Ok(Removal::default());
     };
     let taken = take_ours(hooks, ours);
     for t in &taken {
-        if matches!(hooks.get(&t.event), Some(Json::Array(groups)) if groups.is_empty()) {
+        if matches!(hooks.get(&t.event), Some(Json::Array(groups)) if groups.is_empty())
+            && !had(Some(&t.event))
+        {
             hooks.remove(&t.event);
         }
     }
     let left = events_running_jit(hooks, ours);
-    if !taken.is_empty() && hooks.is_empty() {
+    if !taken.is_empty() && hooks.is_empty() && !had(None) {
         root.remove("hooks");
     }
     Ok(Removal {
@@ -702,14 +720,14 @@ mod tests {
             r#"{{"model":"x","hooks":{{"SessionStart":[{SESSION_START}],"PostToolUse":[{POST_TOOL_USE}]}}}}"#
         ))
         .unwrap();
-        let removal = uninstall(&mut doc, &Ours::new(AgentKind::Codex, None)).unwrap();
+        let removal = uninstall(&mut doc, &Ours::new(AgentKind::Codex, None), None).unwrap();
         assert_eq!(removal.removed, ["SessionStart", "PostToolUse"]);
         assert!(removal.left.is_empty());
         assert_eq!(json::render(&doc, &style).unwrap(), r#"{"model":"x"}"#);
         // An empty event someone else left stays: it is not jit's to tidy.
         let (mut doc, style) = json::parse(r#"{"hooks":{"Stop":[]}}"#).unwrap();
         assert!(
-            uninstall(&mut doc, &Ours::new(AgentKind::Codex, None))
+            uninstall(&mut doc, &Ours::new(AgentKind::Codex, None), None)
                 .unwrap()
                 .removed
                 .is_empty()
@@ -762,7 +780,7 @@ mod tests {
             r#"{{"hooks":{{"PostToolUse":[{shared}],"SessionStart":[{SESSION_START}],"Stop":[{USERS}]}}}}"#
         ))
         .unwrap();
-        let removal = uninstall(&mut doc, &Ours::new(AgentKind::Codex, None)).unwrap();
+        let removal = uninstall(&mut doc, &Ours::new(AgentKind::Codex, None), None).unwrap();
         assert_eq!(removal.removed, ["PostToolUse", "SessionStart"]);
         assert_eq!(removal.left, ["PostToolUse", "Stop"]);
         assert_eq!(
