@@ -135,10 +135,11 @@ impl Conventions {
 
 /// `jit.toml` as written.
 #[derive(Debug, Default)]
-struct Config {
+pub(crate) struct Config {
     conventions: Option<Vec<String>>,
     index: Option<IndexConfig>,
-    sources: BTreeMap<String, SourceConfig>,
+    /// Each convention's table, by the convention's name.
+    pub(crate) sources: BTreeMap<String, SourceConfig>,
 }
 
 /// The file's top level: the known keys, and every other table (checked
@@ -168,14 +169,15 @@ impl IndexConfig {
     }
 }
 
+/// One convention's table.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SourceConfig {
-    names: Option<Vec<String>>,
+pub(crate) struct SourceConfig {
+    pub(crate) names: Option<Vec<String>>,
     #[serde(default)]
-    fallback_names: Vec<String>,
+    pub(crate) fallback_names: Vec<String>,
     #[serde(default)]
-    extra_names: Vec<String>,
+    pub(crate) extra_names: Vec<String>,
     budget_bytes: Option<u64>,
 }
 
@@ -212,7 +214,14 @@ fn read_config(root: &Utf8Path) -> anyhow::Result<Option<(Utf8PathBuf, Config)>>
         text.len() as u64 <= MAX_CONFIG_BYTES,
         "{path} is larger than {MAX_CONFIG_BYTES} bytes"
     );
-    let raw: RawConfig = toml::from_str(&text).map_err(|err| anyhow::anyhow!("{path}: {err}"))?;
+    let config = parse_config(&path, &text)?;
+    Ok(Some((path, config)))
+}
+
+/// `text`, the contents of the configuration file at `path` (named in
+/// the errors), read as [`read_config`] says.
+pub(crate) fn parse_config(path: &Utf8Path, text: &str) -> anyhow::Result<Config> {
+    let raw: RawConfig = toml::from_str(text).map_err(|err| anyhow::anyhow!("{path}: {err}"))?;
     let mut sources = BTreeMap::new();
     for (name, value) in raw.rest {
         anyhow::ensure!(
@@ -231,14 +240,11 @@ fn read_config(root: &Utf8Path) -> anyhow::Result<Option<(Utf8PathBuf, Config)>>
             .map_err(|err| anyhow::anyhow!("{path}: in [{name}]: {err}"))?;
         sources.insert(name, source);
     }
-    Ok(Some((
-        path,
-        Config {
-            conventions: raw.conventions,
-            index: raw.index,
-            sources,
-        },
-    )))
+    Ok(Config {
+        conventions: raw.conventions,
+        index: raw.index,
+        sources,
+    })
 }
 
 /// The conventions for the project at `root`: `flag` when given, else
