@@ -69,6 +69,7 @@ const BASE_DEPENDENCIES: &[&str] = &[
     "camino",
     "inventory",
     "libc",
+    "rustix",
     "serde",
     "serde_json",
     "thiserror",

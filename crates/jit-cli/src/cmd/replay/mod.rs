@@ -108,6 +108,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--html writes one report: give one TRANSCRIPT with it");
     }
     let events = args.events.map(|e| absolute(e, "--events")).transpose()?;
+    if let Some(events) = &events {
+        crate::cmd::events_file(events)?;
+    }
 
     let mut out = output::stdout();
     for (i, path) in transcripts.iter().enumerate() {

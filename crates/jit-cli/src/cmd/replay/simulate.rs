@@ -291,6 +291,12 @@ pub(crate) fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay>
         }
     }
 
+    // The events asked for and not written (a disk that filled up) fail
+    // the replay.
+    crate::cmd::events_written(&run.main)?;
+    for session in run.subagents.values() {
+        crate::cmd::events_written(session)?;
+    }
     let eager = eager(&engine);
     Ok(run.finish(trace, eager))
 }
