@@ -1308,6 +1308,8 @@ fn a_jit_toml_naming_a_path_outside_the_root_injects_nothing_from_there() {
             env.root.join("jit.toml").display()
         );
         assert!(log.contains(&wanted), "{wanted}\n{log}");
+    }
+}
 
 // The state directory: every file the hook writes there is its own, opened
 // without following a link, created `0600` in a `0700` directory; a link
