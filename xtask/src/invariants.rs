@@ -68,6 +68,7 @@ const BASE_DEPENDENCIES: &[&str] = &[
     "camino",
     "inventory",
     "libc",
+    "rustix",
     "serde",
     "serde_json",
     "thiserror",

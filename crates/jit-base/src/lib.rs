@@ -60,7 +60,10 @@ mod tool_list;
 pub use audit::{AuditProblem, AuditReport, audit, audit_tools};
 pub use error::{Error, ErrorKind};
 pub use narrow::narrow_to_cwd;
-pub use open::{open_append, open_regular, overwrite, read_capped};
+pub use open::{
+    DirLink, check_private_dir, create_private, open_append, open_private_append, open_regular,
+    overwrite, private_dir, read_capped,
+};
 pub use paths::{lexical_clean, relative_to, resolve_parents};
 pub use registry::{
     AffectedPaths, Registry, ReporterRegistration, SkippedInput, ToolRegistration, TouchedPaths,

@@ -1,5 +1,7 @@
 //! Where the project walk keeps its listings between commands: one file per project root under the state directory, so a session start on a big repository lists again only the directories that changed.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use camino::Utf8Path;
 use jit_core::WalkCache;
 
@@ -8,8 +10,10 @@ pub(crate) const WALK_CACHE_VAR: &str = "JIT_WALK_CACHE";
 
 /// The walk cache of the project at `root` (canonical):
 /// `STATE_DIR/walks/NAME-HASH.walk`, NAME the root's last component and
-/// HASH its whole path's; `None` when `JIT_WALK_CACHE` turns it off or no
-/// state directory can be named (and in this crate's unit tests).
+/// HASH its whole path's; `None` when `JIT_WALK_CACHE` turns it off, no
+/// state directory can be named, or the one named is refused (see
+/// [`crate::cmd::hook::private_state_dir`]; said once on stderr), and in
+/// this crate's unit tests.
 pub(crate) fn for_root(root: &Utf8Path) -> Option<WalkCache> {
     // The unit tests run in one process with the user's environment, which
     // they cannot safely change: their temporary projects' walks keep no
@@ -26,6 +30,17 @@ pub(crate) fn for_root(root: &Utf8Path) -> Option<WalkCache> {
         return None;
     }
     let dir = crate::cmd::hook::state_dir().ok()?;
+    if let Err(err) = crate::cmd::hook::private_state_dir(&dir) {
+        // A command resolves its conventions more than once: one line.
+        static SAID: AtomicBool = AtomicBool::new(false);
+        if !SAID.swap(true, Ordering::Relaxed) {
+            let _ = crate::output::stderr_line(format_args!(
+                "jit: warning: {}; the project walk keeps no cache",
+                crate::output::escape(&format!("{err:#}"))
+            ));
+        }
+        return None;
+    }
     Some(WalkCache::new(dir.join("walks").join(file_name(root))))
 }
 

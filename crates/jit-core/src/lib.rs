@@ -121,6 +121,8 @@ pub use jit_base::{
     audit, audit_tools, lexical_clean, narrow_to_cwd, open_append, open_regular, overwrite,
     read_capped, relative_to, resolve_parents, startup_signals, tool_names_from_json,
 };
+// Where jit keeps files of its own (the hook's state directory).
+pub use jit_base::{DirLink, check_private_dir, create_private, open_private_append, private_dir};
 
 /// Re-exported (from `jit-base`, which declares the registrations) so
 /// plug-in crates can `jit_core::inventory::submit!` without naming the
@@ -130,5 +132,7 @@ pub use jit_base::inventory;
 /// The file-opening helpers, moved to `jit-base`; this keeps the
 /// `crate::open::...` paths the engine, the rule reader and the event log use.
 mod open {
-    pub(crate) use jit_base::{describe_file_type as describe, open_append, open_regular};
+    pub(crate) use jit_base::{
+        describe_file_type as describe, open_append, open_private_append, open_regular,
+    };
 }

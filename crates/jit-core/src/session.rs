@@ -65,6 +65,8 @@ pub struct SessionConfig {
     budget_bytes: u64,
     step_budget: Option<u64>,
     event_log: Option<Utf8PathBuf>,
+    /// Whether the event log is kept like a state file (no link followed).
+    event_log_private: bool,
     boundary: String,
     registry: RegistrySource,
     native: Option<Arc<dyn NativeLoads>>,
@@ -128,6 +130,7 @@ impl SessionConfig {
             budget_bytes: DEFAULT_BUDGET_BYTES,
             step_budget: None,
             event_log: None,
+            event_log_private: false,
             boundary: prompt::CACHE_BOUNDARY.to_owned(),
             registry: RegistrySource::Linked,
             native: None,
@@ -220,6 +223,38 @@ impl SessionConfig {
     /// Appends events to this JSON Lines file.
     pub fn with_event_log(mut self, path: impl Into<Utf8PathBuf>) -> Self {
         self.event_log = Some(path.into());
+        self.event_log_private = false;
+        self
+    }
+
+    /// Appends events to this JSON Lines file, in a directory jit keeps to
+    /// itself (the hook's state directory): created with mode `0600`, and a
+    /// link in its place, a file of another user or anything but a regular
+    /// file is refused with a warning (see [`Session::warnings`]) instead
+    /// of being written through ([`crate::open_private_append`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use jit_core::{Engine, Session, SessionConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+    /// let elsewhere = dir.path().join("elsewhere.txt");
+    /// std::fs::write(&elsewhere, "kept")?;
+    /// let log = dir.path().join("events.jsonl");
+    /// # #[cfg(unix)] {
+    /// std::os::unix::fs::symlink(&elsewhere, &log)?;
+    /// let config = SessionConfig::new().with_private_event_log(log.to_str().ok_or("not UTF-8")?);
+    /// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), config);
+    /// let root = session.engine().root().to_owned();
+    /// session.touch("a.rs".into(), &root);
+    /// assert_eq!(std::fs::read_to_string(&elsewhere)?, "kept");
+    /// assert!(session.warnings()[0].contains("a symbolic link"));
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_private_event_log(mut self, path: impl Into<Utf8PathBuf>) -> Self {
+        self.event_log = Some(path.into());
+        self.event_log_private = true;
         self
     }
 
@@ -622,6 +657,8 @@ pub struct Session {
     step: u64,
     writer: EventWriter,
     warnings: Vec<String>,
+    /// The first failure to write the event log.
+    event_log_error: Option<String>,
     /// Departures not yet reported in an event.
     pending_left: Vec<Departure>,
     /// Rules left out entirely for the budget (not even a pointer fit), with
@@ -651,7 +688,7 @@ enum Fate {
 impl Session {
     /// A main-channel session on `engine` with a generated id.
     pub fn new(engine: Arc<Engine>, config: SessionConfig) -> Self {
-        let writer = EventWriter::new(config.event_log());
+        let writer = EventWriter::new(config.event_log(), config.event_log_private);
         let prompt = SystemPrompt::with_boundary(config.boundary.clone());
         Session {
             engine,
@@ -664,6 +701,7 @@ impl Session {
             step: 0,
             writer,
             warnings: Vec::new(),
+            event_log_error: None,
             pending_left: Vec::new(),
             omitted: crate::Map::default(),
             step_used: 0,
@@ -846,6 +884,27 @@ impl Session {
     /// Problems that did not stop anything (an unwritable event log).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The first failure to write the event log, if an event could not be
+    /// written (it is among the [`Session::warnings`] too): a command
+    /// that was asked for the log can make it an error.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use jit_core::{Engine, Session, SessionConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// let log = dir.path().join("no/such/dir/events.jsonl");
+    /// let config = SessionConfig::new().with_event_log(log.to_str().ok_or("not UTF-8")?);
+    /// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), config);
+    /// assert_eq!(session.event_log_error(), None);
+    /// let root = session.engine().root().to_owned();
+    /// session.touch("a.rs".into(), &root);
+    /// assert!(session.event_log_error().is_some_and(|e| e.contains("events.jsonl")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn event_log_error(&self) -> Option<&str> {
+        self.event_log_error.as_deref()
     }
 
     /// The single setter of the system prompt: every rebuild goes through
@@ -1467,10 +1526,13 @@ impl Session {
     }
 
     fn record(&mut self, event: &Event) {
-        if let Err(warning) = self.writer.write(event)
-            && !self.warnings.contains(&warning)
-        {
-            self.warnings.push(warning);
+        if let Err(warning) = self.writer.write(event) {
+            if self.event_log_error.is_none() {
+                self.event_log_error = Some(warning.clone());
+            }
+            if !self.warnings.contains(&warning) {
+                self.warnings.push(warning);
+            }
         }
     }
 }

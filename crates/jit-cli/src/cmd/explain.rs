@@ -110,7 +110,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(events) = args.events {
         let events = Utf8PathBuf::from_path_buf(events)
             .map_err(|p| anyhow::anyhow!("--events {} is not UTF-8", p.display()))?;
-        config = config.with_event_log(cwd.join(events));
+        let events = cwd.join(events);
+        super::events_file(&events)?;
+        config = config.with_event_log(events);
     }
     config = config.with_budget_bytes(args.budget);
     let mut session = Session::new(engine, config);
@@ -142,8 +144,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         warnings,
         index_off: conventions.index_bytes.is_none(),
     };
+    // A failure to write the events asked for ends the command as an
+    // error, after the report; it is not said twice.
+    let events_lost = session.event_log_error();
     for warning in &report.warnings {
-        output::stderr_line(format_args!("jit: warning: {}", escape(warning)))?;
+        if Some(warning.as_str()) != events_lost {
+            output::stderr_line(format_args!("jit: warning: {}", escape(warning)))?;
+        }
     }
     let mut out = output::stdout();
     if args.json {
@@ -157,6 +164,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     out.flush()?;
+    super::events_written(&session)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,6 +2,9 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context as _;
+use camino::Utf8Path;
+
 pub(crate) mod audit;
 pub(crate) mod bash;
 pub(crate) mod explain;
@@ -21,5 +24,27 @@ pub(crate) fn non_empty_path(value: &str) -> Result<PathBuf, String> {
         Err("empty path".to_owned())
     } else {
         Ok(PathBuf::from(value))
+    }
+}
+
+/// Checks, before a command runs, that its `--events FILE` can take the
+/// events: it is opened for appending (created when missing) as the
+/// session's writer opens it. A path that cannot be written (a missing
+/// folder, a device such as `/dev/full`, a named pipe, no permission) is
+/// an error at once, naming the path and why, instead of a run whose
+/// events are lost.
+pub(crate) fn events_file(path: &Utf8Path) -> anyhow::Result<()> {
+    jit_core::open_append(path.as_std_path())
+        .map(drop)
+        .with_context(|| format!("cannot write the event log {path} (--events)"))
+}
+
+/// An error when `session` could not write its events to the log
+/// `--events` asked for (a disk that filled up during the run): an output
+/// asked for and not written is a failure of the command, not a warning.
+pub(crate) fn events_written(session: &jit_core::Session) -> anyhow::Result<()> {
+    match session.event_log_error() {
+        Some(err) => anyhow::bail!("{err} (--events)"),
+        None => Ok(()),
     }
 }

@@ -225,29 +225,72 @@ fn events_are_appended_one_per_touched_path_plus_startup() {
     );
 }
 
+/// `--events FILE` asks for an output: a FILE that cannot be written is
+/// an error (exit 2) naming it and why, never a run whose events are lost
+/// without a word.
 #[test]
-fn an_unwritable_event_log_is_a_warning() {
+fn an_event_log_that_cannot_be_written_is_an_error() {
     let dir = demo();
-    let (code, out, err) = jit_in(
+    let explain = |events: &str| {
+        jit_in(
+            Some(dir.path()),
+            &[
+                "explain",
+                "--json",
+                "--events",
+                events,
+                "--root",
+                ".",
+                "src/ui/Footer.tsx",
+            ],
+        )
+    };
+    // Refused before the run: a device, a missing folder.
+    for (events, why) in [
+        ("/dev/full", "not a regular file (a device)"),
+        ("no/such/dir/log.jsonl", "No such file or directory"),
+    ] {
+        let (code, out, err) = explain(events);
+        assert_eq!(code, 2, "{events}: {err}");
+        assert!(out.is_empty(), "{events}: {out}");
+        assert!(
+            err.starts_with("jit: error: cannot write the event log") && err.contains(events),
+            "{events}: {err}"
+        );
+        assert!(err.contains(why), "{events}: {err}");
+    }
+}
+
+/// A write that fails during the run (the disk filled up; here, the file
+/// size limit): the report is printed, then the error, exit 2.
+#[test]
+fn an_event_log_write_that_fails_during_the_run_is_an_error() {
+    let dir = demo();
+    let (code, out, err) = crate::jit_file_size_limit(
         Some(dir.path()),
+        1,
         &[
             "explain",
             "--json",
             "--events",
-            "no/such/dir/log.jsonl",
+            "log.jsonl",
             "--root",
             ".",
             "src/ui/Footer.tsx",
+            "src/ui/Header.tsx",
+            "src/ui/Menu.tsx",
         ],
     );
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 2, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["steps"].as_array().unwrap().len(), 3);
+    assert!(doc["warnings"][0].as_str().unwrap().contains("log.jsonl"));
+    assert_eq!(err.lines().count(), 1, "said once: {err}");
     assert!(
-        err.contains("jit: warning: cannot write the event log"),
+        err.starts_with("jit: error: cannot write the event log")
+            && err.contains("log.jsonl: File too large"),
         "{err}"
     );
-    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(doc["steps"][0]["trigger"], "src/ui/Footer.tsx");
-    assert!(doc["warnings"][0].as_str().unwrap().contains("log.jsonl"));
 }
 
 #[test]

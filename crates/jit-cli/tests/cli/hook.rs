@@ -1043,8 +1043,16 @@ fn an_unwritable_state_dir_is_one_line_on_stderr_and_exit_zero() {
     let run = env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
     assert_eq!(run.code, 0);
     assert!(run.stdout.is_empty(), "{run:?}");
+    // (The hook log, in the same directory, cannot keep it either: that
+    // line would say the same.)
     assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
-    assert!(run.stderr.starts_with("jit hook: error:"), "{run:?}");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "jit hook: error: the state directory {} cannot be used: not a directory (a regular file)",
+            env.state.display()
+        )),
+        "{run:?}"
+    );
 }
 
 #[test]
@@ -1300,5 +1308,270 @@ fn a_jit_toml_naming_a_path_outside_the_root_injects_nothing_from_there() {
             env.root.join("jit.toml").display()
         );
         assert!(log.contains(&wanted), "{wanted}\n{log}");
+    }
+}
+
+// The state directory: every file the hook writes there is its own, opened
+// without following a link, created `0600` in a `0700` directory; a link
+// planted in its place is refused, with a line saying so, and what it
+// points to is left alone.
+
+/// A file outside the state directory holding `kept`, and a link to it
+/// planted at `name` in the state directory.
+fn plant_link(env: &Env, name: &str) -> PathBuf {
+    fs::create_dir_all(&env.state).unwrap();
+    let outside = env.home.join(format!("outside-{name}"));
+    fs::write(&outside, "kept").unwrap();
+    std::os::unix::fs::symlink(&outside, env.state.join(name)).unwrap();
+    outside
+}
+
+#[test]
+fn a_link_planted_as_the_event_log_is_refused_and_its_target_left_alone() {
+    let env = Env::new();
+    let outside = plant_link(&env, "claude-code-s.events.jsonl");
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+    // The call is answered all the same.
+    assert_eq!(
+        run.injected("PostToolUse"),
+        [".claude/rules/ui.md", "src/ui/CLAUDE.md"]
+    );
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "kept");
+    let log = env.log();
+    assert!(
+        log.contains("cannot write the event log")
+            && log.contains("claude-code-s.events.jsonl: a symbolic link (not followed)"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_link_planted_as_the_lock_file_is_refused_and_nothing_is_created_through_it() {
+    let env = Env::new();
+    let outside = plant_link(&env, "claude-code-s.lock");
+    // A link to a file that does not exist yet: today's create would make it.
+    let nowhere = env.home.join("created-through-a-link");
+    std::os::unix::fs::symlink(&nowhere, env.state.join("claude-code-t.lock")).unwrap();
+    for session in ["s", "t"] {
+        let run = env.agent_hook("claude-code", &write(session, "src/ui/A.tsx"));
+        assert_eq!(run.code, 0, "{run:?}");
+        assert!(run.stdout.is_empty(), "{run:?}");
+        assert!(
+            run.stderr
+                .starts_with("jit hook: error: cannot open the lock file")
+                && run
+                    .stderr
+                    .contains(&format!("claude-code-{session}.lock: a symbolic link")),
+            "{run:?}"
+        );
+    }
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "kept");
+    assert!(fs::symlink_metadata(&nowhere).is_err(), "nothing created");
+    assert!(env.log().contains("cannot open the lock file"));
+}
+
+#[test]
+fn a_link_planted_as_the_hook_log_is_refused_and_said_on_stderr() {
+    let env = Env::new();
+    let outside = plant_link(&env, "hook.log");
+    // A bad payload and an unknown tool: each has a line for the log.
+    let run = env.hook_bytes(&[], b"not json");
+    assert_eq!(run.code, 0);
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "kept");
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{run:?}");
+    assert!(lines[0].starts_with("jit hook: error:"), "{run:?}");
+    assert!(
+        lines[1].starts_with("jit hook: warning: cannot write the hook log")
+            && lines[1].ends_with("hook.log: a symbolic link (not followed)"),
+        "{run:?}"
+    );
+    let run = env.agent_hook(
+        "claude-code",
+        &tool("s", "mcp__fs__write_file", r#"{"path":"$ROOT/a"}"#),
+    );
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "kept");
+    // The note the log would have kept is on stderr instead.
+    assert!(
+        run.stderr.contains("unregistered_tool")
+            && run.stderr.contains("cannot write the hook log"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn a_link_planted_as_walks_is_neither_written_through_nor_pruned_through() {
+    let env = Env::new();
+    fs::create_dir_all(&env.state).unwrap();
+    // A folder of the user's, with a file the walk cache's pruning would
+    // take for an old cache.
+    let outside = env.home.join("documents");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("old.json"), "kept").unwrap();
+    set_age(&outside.join("old.json"), 30 * 24 * 60 * 60);
+    std::os::unix::fs::symlink(&outside, env.state.join("walks")).unwrap();
+    let run = env.agent_hook("claude-code", &start("s", "startup"));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.context().contains(INDEX_HEADING),
+        "the call is answered: {run:?}"
+    );
+    let left: Vec<_> = fs::read_dir(&outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["old.json"], "nothing written, nothing pruned");
+}
+
+/// Whether this process runs as root (the owner of a directory it makes).
+fn as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    fs::metadata(dir.path()).unwrap().uid() == 0
+}
+
+#[test]
+fn a_state_directory_every_user_may_write_in_or_of_another_user_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    fs::create_dir_all(&env.state).unwrap();
+    fs::set_permissions(&env.state, fs::Permissions::from_mode(0o777)).unwrap();
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    assert_eq!(run.stderr.lines().count(), 1, "{run:?}");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "jit hook: error: the state directory {} cannot be used: writable by every user (mode 0777) without the sticky bit",
+            env.state.display()
+        )),
+        "{run:?}"
+    );
+    assert!(
+        fs::read_dir(&env.state).unwrap().next().is_none(),
+        "nothing written"
+    );
+
+    // With the sticky bit (as `/tmp`), nobody can move another's files: used.
+    fs::set_permissions(&env.state, fs::Permissions::from_mode(0o1777)).unwrap();
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+    assert_eq!(
+        run.injected("PostToolUse"),
+        [".claude/rules/ui.md", "src/ui/CLAUDE.md"]
+    );
+
+    // A directory (or a link in its place) of another user: only root can
+    // make one to test with.
+    if as_root() {
+        let env = Env::new();
+        fs::create_dir_all(&env.state).unwrap();
+        std::os::unix::fs::chown(&env.state, Some(65534), Some(65534)).unwrap();
+        let run = env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+        assert!(
+            run.stderr
+                .contains("cannot be used: owned by another user (uid 65534)"),
+            "{run:?}"
+        );
+        let env = Env::new();
+        let real = env.home.join("real-state");
+        fs::create_dir_all(&real).unwrap();
+        std::os::unix::fs::symlink(&real, &env.state).unwrap();
+        std::os::unix::fs::lchown(&env.state, Some(65534), Some(65534)).unwrap();
+        let run = env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+        assert!(
+            run.stderr
+                .contains("cannot be used: a symbolic link owned by another user (uid 65534)"),
+            "{run:?}"
+        );
+        assert!(
+            fs::read_dir(&real).unwrap().next().is_none(),
+            "nothing written"
+        );
+    }
+}
+
+/// A state directory the user keeps elsewhere through a link of their own
+/// is followed; only its last component is checked, so a home reached
+/// through a link is as good as any.
+#[test]
+fn a_state_directory_that_is_the_users_own_link_is_used() {
+    let env = Env::new();
+    let real = env.home.join("disk/jit-state");
+    fs::create_dir_all(&real).unwrap();
+    let home_link = env.home.join("linked-home");
+    std::os::unix::fs::symlink(env.home.join("disk"), &home_link).unwrap();
+    std::os::unix::fs::symlink(&real, &env.state).unwrap();
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/A.tsx"));
+    assert_eq!(
+        run.injected("PostToolUse"),
+        [".claude/rules/ui.md", "src/ui/CLAUDE.md"]
+    );
+    assert!(real.join("claude-code-s.state.json").is_file());
+    // `JIT_STATE_DIR` below a linked folder: the path above is not judged.
+    let mut cmd = env.command(&["--agent", "claude-code", "--conventions", "claude"]);
+    cmd.env("CLAUDE_PROJECT_DIR", &env.root)
+        .env("JIT_STATE_DIR", home_link.join("jit-state"));
+    let run = env.run(
+        cmd,
+        write("t", "src/ui/A.tsx")
+            .replace("$ROOT", env.root.to_str().unwrap())
+            .as_bytes(),
+    );
+    assert!(run.stderr.is_empty(), "{run:?}");
+    assert!(real.join("claude-code-t.state.json").is_file());
+}
+
+/// The modes are jit's own, not the umask's: with a umask of 0, the state
+/// directory and `walks/` are `0700`, every file `0600`.
+#[test]
+fn what_the_hook_creates_in_the_state_directory_is_private_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let umask0 = |payload: &str| {
+        let jit = env.command(&["--agent", "claude-code", "--conventions", "claude"]);
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg("umask 000 && exec \"$0\" \"$@\"")
+            .arg(jit.get_program())
+            .args(jit.get_args())
+            .env("HOME", &env.home)
+            .env("JIT_STATE_DIR", &env.state)
+            .env("CLAUDE_PROJECT_DIR", &env.root)
+            .env_remove("XDG_STATE_HOME")
+            .current_dir(&env.root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        env.run(
+            cmd,
+            payload
+                .replace("$ROOT", env.root.to_str().unwrap())
+                .as_bytes(),
+        )
+    };
+    umask0(&start("s", "startup"));
+    umask0(&write("s", "src/ui/A.tsx"));
+    // An unknown tool: a line in `hook.log`.
+    umask0(&tool("s", "mcp__x", r#"{"path":"$ROOT/a"}"#));
+    let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&env.state), 0o700);
+    let walks = env.state.join("walks");
+    assert_eq!(mode(&walks), 0o700);
+    let caches: Vec<PathBuf> = fs::read_dir(&walks)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(caches.len(), 1, "{caches:?}");
+    let mut files = vec![caches[0].clone()];
+    for name in [
+        "claude-code-s.state.json",
+        "claude-code-s.lock",
+        "claude-code-s.events.jsonl",
+        "hook.log",
+    ] {
+        files.push(env.state.join(name));
+    }
+    for file in &files {
+        assert_eq!(mode(file), 0o600, "{}", file.display());
     }
 }

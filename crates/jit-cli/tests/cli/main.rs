@@ -69,6 +69,35 @@ pub fn jit_stdin(
     finish(out)
 }
 
+/// Like [`jit_in`], with every file the run writes limited to `blocks` ×
+/// 512 bytes (`ulimit -f`, with `SIGXFSZ` ignored): a write past the limit
+/// fails with `EFBIG`, as one on a full disk fails with `ENOSPC`, after the
+/// open succeeded. Pipes (stdout, stderr) have no such limit.
+pub fn jit_file_size_limit(
+    dir: Option<&std::path::Path>,
+    blocks: u32,
+    args: &[&str],
+) -> (i32, String, String) {
+    let (jit, _home) = command(dir, &[], args);
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!(
+            "trap '' XFSZ && ulimit -f {blocks} && exec \"$0\" \"$@\""
+        ))
+        .arg(jit.get_program())
+        .args(jit.get_args());
+    for (name, value) in jit.get_envs() {
+        match value {
+            Some(value) => cmd.env(name, value),
+            None => cmd.env_remove(name),
+        };
+    }
+    if let Some(dir) = jit.get_current_dir() {
+        cmd.current_dir(dir);
+    }
+    finish(cmd.output().unwrap())
+}
+
 /// Runs `jit` in `dir` with a stdout whose reader is already gone, as in
 /// `jit … | head -c1` once `head` has exited: every write to it fails with
 /// a broken pipe. Returns (exit code, stderr).

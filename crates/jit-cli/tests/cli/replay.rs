@@ -500,6 +500,42 @@ fn the_generic_form_round_trips_what_explain_saw() {
     assert_eq!(decisions(&replay_events), seen);
 }
 
+/// `--events FILE` that cannot take the events is an error (exit 2) naming
+/// it and why: at once for a device, at the end for a write that failed
+/// during the run (a full disk; here, the file size limit).
+#[test]
+fn an_event_log_that_cannot_be_written_is_an_error() {
+    let (code, out, err) = jit(&["replay", "--events", "/dev/full"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("jit: error: cannot write the event log /dev/full")
+            && err.contains("not a regular file (a device)"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = crate::jit_file_size_limit(
+        Some(dir.path()),
+        1,
+        &["replay", "--json", "--events", "events.jsonl"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("jit: error: cannot replay")
+            && err.contains("cannot write the event log")
+            && err.contains("events.jsonl: File too large"),
+        "{err}"
+    );
+    // The same replay, unlimited, writes them all.
+    let (code, _, err) = jit_in(
+        Some(dir.path()),
+        &["replay", "--json", "--events", "events.jsonl"],
+    );
+    assert_eq!(code, 0, "{err}");
+}
+
 #[test]
 fn the_bundled_demo_replays_with_no_transcript() {
     let (code, out, err) = jit(&["replay", "--json"]);

@@ -633,6 +633,52 @@ fn the_walk_cache_lives_in_the_state_directory_and_changes_no_answer() {
     );
 }
 
+/// `walks/` in the state directory is a folder jit makes: a link planted
+/// in its place is neither read nor written through, and the startup
+/// report says why; a link planted as the cache file is replaced by the
+/// cache, its target left alone.
+#[test]
+fn a_link_planted_for_the_walk_cache_is_not_followed_and_said() {
+    let dir = repo();
+    let root = dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), state.path().join("walks")).unwrap();
+    let doc = startup_json_with(&root, &[("JIT_STATE_DIR", state.path())], &[]);
+    assert!(doc["index"].as_array().is_some_and(|i| !i.is_empty()));
+    let diagnostics = doc["diagnostics"].to_string();
+    assert!(
+        diagnostics.contains("walk cache: cannot")
+            && diagnostics.contains("walks is a symbolic link"),
+        "{diagnostics}"
+    );
+    assert!(
+        fs::read_dir(outside.path()).unwrap().next().is_none(),
+        "nothing written through the link"
+    );
+
+    // The cache file itself a link to a file of the user's.
+    fs::remove_file(state.path().join("walks")).unwrap();
+    startup_json_with(&root, &[("JIT_STATE_DIR", state.path())], &[]);
+    let cache = fs::read_dir(state.path().join("walks"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let target = outside.path().join("notes.txt");
+    fs::write(&target, "kept").unwrap();
+    fs::remove_file(&cache).unwrap();
+    std::os::unix::fs::symlink(&target, &cache).unwrap();
+    let doc = startup_json_with(&root, &[("JIT_STATE_DIR", state.path())], &[]);
+    assert!(doc["index"].as_array().is_some_and(|i| !i.is_empty()));
+    assert_eq!(fs::read(&target).unwrap(), b"kept");
+    assert!(
+        fs::symlink_metadata(&cache).unwrap().is_file(),
+        "replaced by the cache"
+    );
+}
+
 /// `[index] enabled = false` in jit.toml, or `--no-index`, builds no rule
 /// index, and the table says it is off; with the conventions named too,
 /// the project is not walked at all (no walk cache is written). The

@@ -355,18 +355,27 @@ impl Departure {
 #[derive(Debug, Clone)]
 pub(crate) struct EventWriter {
     path: Option<Utf8PathBuf>,
+    /// Whether the log is in a directory jit keeps to itself (see
+    /// [`crate::SessionConfig::with_private_event_log`]).
+    private: bool,
 }
 
 impl EventWriter {
-    pub(crate) fn new(path: Option<&Utf8Path>) -> Self {
+    pub(crate) fn new(path: Option<&Utf8Path>, private: bool) -> Self {
         EventWriter {
             path: path.map(Utf8Path::to_owned),
+            private,
         }
     }
 
     /// Writes one line. The file is opened in append mode for each event, so
     /// sessions sharing a log (a parent and its sub-agents) interleave whole
     /// lines, and an unwritable log costs one failed open, not a stuck handle.
+    ///
+    /// The write's own result counts: a disk that is full (`ENOSPC`), a
+    /// file over its size limit (`EFBIG`) or a quota is a failure, said
+    /// like a failed open. (The file is not buffered: each line is one
+    /// write, whose error the kernel reports there.)
     pub(crate) fn write(&self, event: &Event) -> Result<(), String> {
         let Some(path) = &self.path else {
             return Ok(());
@@ -375,14 +384,22 @@ impl EventWriter {
             .map_err(|e| format!("cannot encode an event for {path}: {e}"))?;
         line.push('\n');
         // Opening a named pipe for writing would block until a reader
-        // came, and the writer must never hold up a tool call.
-        crate::open::open_append(path.as_std_path())
+        // came, and the writer must never hold up a tool call. A private
+        // log follows no link either.
+        let opened = if self.private {
+            crate::open::open_private_append(path.as_std_path())
+        } else {
+            crate::open::open_append(path.as_std_path())
+        };
+        opened
             .and_then(|mut file| file.write_all(line.as_bytes()))
             .map_err(|e| {
-                let hint = if e.kind() == std::io::ErrorKind::InvalidInput {
-                    " (it could block the tool call)"
-                } else {
-                    ""
+                let hint = match e.kind() {
+                    std::io::ErrorKind::InvalidInput if self.private => {
+                        " (jit writes its own file there, and follows no link)"
+                    }
+                    std::io::ErrorKind::InvalidInput => " (it could block the tool call)",
+                    _ => "",
                 };
                 format!("cannot write the event log {path}: {e}{hint}; events are not recorded")
             })

@@ -8,7 +8,7 @@ mod payload;
 mod run;
 mod state;
 
-pub(crate) use state::state_dir;
+pub(crate) use state::{private_state_dir, state_dir};
 
 /// An agent whose hook protocol `jit hook` speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]

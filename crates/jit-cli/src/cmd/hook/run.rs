@@ -177,7 +177,7 @@ fn handle_inner(
     // candidate name again; the key names what the engine does not show.
     let scan_key = format!("{} native={}", payload.agent.name(), options.native);
     let mut config = config
-        .with_event_log(files.events.clone())
+        .with_private_event_log(files.events.clone())
         .with_step_budget(Some(budget))
         .with_scan_records(scan_key);
     if options.native {
@@ -557,20 +557,26 @@ fn hook_conventions(
 }
 
 /// Writes the output and the log lines of one call. Nothing here may fail
-/// the call: a closed stdout or an unwritable log is ignored.
+/// the call: a closed stdout or stderr is ignored, and lines the log
+/// refuses go to stderr instead, with why.
 pub(super) fn report(outcome: &Outcome, error: Option<&anyhow::Error>) {
     if let Some(stdout) = &outcome.stdout {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{stdout}");
         let _ = out.flush();
     }
+    // A closed stderr must not fail the call either; what the payload
+    // named is escaped before it reaches a terminal.
+    let say = |line: &str| {
+        let _ =
+            crate::output::stderr_line(format_args!("jit hook: {}", crate::output::escape(line)));
+    };
     let mut lines: Vec<String> = outcome.notes.clone();
+    let mut said = None;
     if let Some(err) = error {
         let line = format!("error: {}", one_line(&format!("{err:#}")));
-        // A closed stderr must not fail the call either; what the payload
-        // named is escaped before it reaches a terminal.
-        let _ =
-            crate::output::stderr_line(format_args!("jit hook: {}", crate::output::escape(&line)));
+        say(&line);
+        said = Some(line.clone());
         lines.push(line);
     }
     if let (Some(log), false) = (&outcome.log, lines.is_empty()) {
@@ -584,21 +590,46 @@ pub(super) fn report(outcome: &Outcome, error: Option<&anyhow::Error>) {
             .iter()
             .map(|line| format!("{ts} {context} {}\n", one_line(line)))
             .collect();
-        if let Some(dir) = log.parent() {
-            let _ = std::fs::create_dir_all(dir);
+        if let Err(err) = append_log(log, &text) {
+            // An error saying the state directory cannot be used has said
+            // why the log cannot be written either: one line, not two.
+            let dir_said = said.as_deref().is_some_and(|line| {
+                err.chain().skip(1).any(|cause| {
+                    let cause = one_line(&cause.to_string());
+                    cause.starts_with("the state directory") && line.contains(&cause)
+                })
+            });
+            if !dir_said {
+                // The notes would be lost: they go where the error went.
+                for note in &outcome.notes {
+                    say(&one_line(note));
+                }
+                say(&format!("warning: {}", one_line(&format!("{err:#}"))));
+            }
         }
-        // The log only grows on failures and unknown tools, but a session
-        // calling an unregistered tool all day must not fill a disk: past
-        // its cap it moves to `hook.log.1`, replacing the previous one.
-        if std::fs::metadata(log).is_ok_and(|m| m.len() > MAX_LOG_BYTES) {
-            let _ = std::fs::rename(log, format!("{log}.1"));
-        }
-        let _ = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .and_then(|mut f| f.write_all(text.as_bytes()));
     }
+}
+
+/// Appends `text` to the hook log `log` in the state directory, checked
+/// as every file the hook writes there is: the directory is the user's
+/// ([`state::private_state_dir`]), and the log is created `0600`, never
+/// opened through a link ([`jit_core::open_private_append`]).
+fn append_log(log: &Utf8Path, text: &str) -> anyhow::Result<()> {
+    let refused = || format!("cannot write the hook log {log}");
+    if let Some(dir) = log.parent() {
+        state::private_state_dir(dir).with_context(refused)?;
+    }
+    let mut file = jit_core::open_private_append(log.as_std_path()).with_context(refused)?;
+    // The log only grows on failures and unknown tools, but a session
+    // calling an unregistered tool all day must not fill a disk: past its
+    // cap it moves to `hook.log.1`, replacing the previous one (a rename
+    // moves a link planted there, never writes through it).
+    if file.metadata().with_context(refused)?.len() > MAX_LOG_BYTES {
+        drop(file);
+        std::fs::rename(log, format!("{log}.1")).with_context(refused)?;
+        file = jit_core::open_private_append(log.as_std_path()).with_context(refused)?;
+    }
+    file.write_all(text.as_bytes()).with_context(refused)
 }
 
 fn one_line(text: &str) -> String {

@@ -1,6 +1,6 @@
 //! Hook state on disk: one file per agent context under the state directory, read and written in place under an exclusive lock.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -25,7 +25,8 @@ const LOCK_WAIT: Duration = Duration::from_secs(5);
 const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Where the hook keeps its state: `$JIT_STATE_DIR`, else
-/// `$XDG_STATE_HOME/jit`, else `~/.local/state/jit`.
+/// `$XDG_STATE_HOME/jit`, else `~/.local/state/jit`. Named only: see
+/// [`private_state_dir`] before writing there.
 pub(crate) fn state_dir() -> anyhow::Result<Utf8PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     let dir = if let Some(dir) = var("JIT_STATE_DIR") {
@@ -39,6 +40,25 @@ pub(crate) fn state_dir() -> anyhow::Result<Utf8PathBuf> {
     };
     Utf8PathBuf::from_path_buf(dir)
         .map_err(|p| anyhow::anyhow!("the state directory {} is not UTF-8", p.display()))
+}
+
+/// Creates the state directory `dir` when missing (mode `0700`, with its
+/// missing parents) and checks it before anything is written there: a
+/// directory the user owns, which not every user may write in (unless its
+/// sticky bit is set). It may be a link the user owns (a state directory
+/// kept elsewhere), followed to a directory that passes the same checks;
+/// a link of another user (planted in a shared `/tmp`) is refused. Only
+/// the directory itself is checked, not the path to it: `$XDG_STATE_HOME`
+/// under a home reached through a link is as good as any.
+///
+/// A refusal names the directory and why; the hook then writes nothing
+/// there and says so on stderr.
+pub(crate) fn private_state_dir(dir: &Utf8Path) -> anyhow::Result<()> {
+    jit_core::private_dir(dir.as_std_path(), jit_core::DirLink::Own).map_err(|err| {
+        anyhow::anyhow!(
+            "the state directory {dir} cannot be used: {err}; jit writes nothing there (fix it, or set JIT_STATE_DIR to a directory of your own)"
+        )
+    })
 }
 
 /// The files of one agent context (an agent's session, or one sub-agent of it).
@@ -142,13 +162,11 @@ impl Drop for Locked {
 /// [`LOCK_WAIT`].
 pub(super) fn lock(files: &ContextFiles) -> anyhow::Result<Locked> {
     if let Some(dir) = files.lock.parent() {
-        create_private_dir(dir)?;
+        private_state_dir(dir)?;
     }
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&files.lock)
+    // Created `0600`, and no link followed: a lock file planted as a link
+    // to another file must not create or open that file.
+    let file = jit_core::open_private_append(files.lock.as_std_path())
         .with_context(|| format!("cannot open the lock file {}", files.lock))?;
     let started = Instant::now();
     loop {
@@ -167,16 +185,6 @@ pub(super) fn lock(files: &ContextFiles) -> anyhow::Result<Locked> {
             }
         }
     }
-}
-
-fn create_private_dir(dir: &Utf8Path) -> anyhow::Result<()> {
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
-        .create(dir)
-        .with_context(|| format!("cannot create the state directory {dir}"))
 }
 
 /// What loading a state file found.
@@ -276,7 +284,15 @@ pub(super) fn prune(dir: &Utf8Path, now: SystemTime) -> usize {
     // one walk. (`.json`: the layout before the binary one.)
     let walk_cache =
         |name: &str| name.ends_with(".walk") || name.ends_with(".json") || name.ends_with(".tmp");
-    prune_in(dir, now, ours) + prune_in(&dir.join("walks"), now, walk_cache)
+    // `walks/` is a folder jit made: a link in its place (to a folder of
+    // the user's with old `.json` files) is not listed, let alone pruned.
+    let walks = dir.join("walks");
+    let walks_pruned =
+        match jit_core::check_private_dir(walks.as_std_path(), jit_core::DirLink::Refused) {
+            Ok(()) => prune_in(&walks, now, walk_cache),
+            Err(_) => 0,
+        };
+    prune_in(dir, now, ours) + walks_pruned
 }
 
 /// Removes the files of `dir` whose name `ours` accepts, untouched for

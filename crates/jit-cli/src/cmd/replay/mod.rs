@@ -107,7 +107,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.html.is_some() && transcripts.len() > 1 {
         bail!("--html writes one report: give one TRANSCRIPT with it");
     }
-    let events = args.events.map(|e| absolute(e, "--events")).transpose()?;
+    let events = events_arg(args.events, &cwd)?;
 
     let mut out = output::stdout();
     for (i, path) in transcripts.iter().enumerate() {
@@ -163,6 +163,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--events FILE`, from `cwd` when relative, checked before the run:
+/// a FILE that cannot take the events is an error now
+/// ([`crate::cmd::events_file`]).
+fn events_arg(events: Option<PathBuf>, cwd: &Utf8Path) -> anyhow::Result<Option<Utf8PathBuf>> {
+    let Some(events) = events else {
+        return Ok(None);
+    };
+    let events = Utf8PathBuf::from_path_buf(events)
+        .map_err(|p| anyhow::anyhow!("--events {} is not UTF-8", p.display()))?;
+    let events = cwd.join(events);
+    crate::cmd::events_file(&events)?;
+    Ok(Some(events))
 }
 
 /// The root a transcript replays on when none is given: the git root

@@ -291,6 +291,7 @@ pub(crate) fn replay(trace: &Trace, options: &Options) -> anyhow::Result<Replay>
         }
     }
 
+    run.events_written()?;
     let eager = eager(&engine);
     Ok(run.finish(trace, eager))
 }
@@ -334,6 +335,16 @@ struct Run {
 }
 
 impl Run {
+    /// An error when a session could not write the events `--events`
+    /// asked for (a disk that filled up during the replay).
+    fn events_written(&self) -> anyhow::Result<()> {
+        crate::cmd::events_written(&self.main)?;
+        for session in self.subagents.values() {
+            crate::cmd::events_written(session)?;
+        }
+        Ok(())
+    }
+
     fn session(&mut self, channel: &Channel) -> &mut Session {
         match channel {
             Channel::Main => &mut self.main,

@@ -28,6 +28,7 @@ use std::io::{self, Write};
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
+use jit_base::DirLink;
 
 use super::Listed;
 use crate::discover::SETTLE;
@@ -280,6 +281,18 @@ impl<'a> Listings<'a> {
 /// The bytes of the cache at `file`; `None` when there is none yet, a
 /// problem when it exists but cannot be read (or is over the bound).
 pub(super) fn read(file: &Utf8Path) -> Result<Option<Vec<u8>>, String> {
+    // The cache's folder is one jit made: a link there (or a folder of
+    // another user) is not read through, as it is not written through.
+    match jit_base::check_private_dir(cache_dir(file).as_std_path(), DirLink::Refused) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => {
+            return Err(format!(
+                "cannot read {file}: its folder {} is {err}; every directory was listed",
+                cache_dir(file)
+            ));
+        }
+        Ok(()) => {}
+    }
     let (handle, meta) = match jit_base::open_regular(file.as_std_path()) {
         Ok(opened) => opened,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -398,18 +411,44 @@ pub(super) fn store(
     })
 }
 
-fn write_atomically(file: &Utf8Path, stored: &Stored<'_>) -> io::Result<()> {
-    let dir = file
-        .parent()
+/// The folder the cache file `file` is kept in.
+fn cache_dir(file: &Utf8Path) -> &Utf8Path {
+    file.parent()
         .filter(|p| !p.as_str().is_empty())
-        .unwrap_or(Utf8Path::new("."));
-    fs::create_dir_all(dir)?;
+        .unwrap_or(Utf8Path::new("."))
+}
+
+/// Writes `stored` to a temporary file beside `file` and renames it over
+/// `file`.
+///
+/// The folder is created (mode `0700`) when missing and must be one jit may
+/// keep files in ([`jit_base::private_dir`]: no link, the user's own); the
+/// temporary file is created new (mode `0600`): whatever stands at its
+/// name, a link included, is removed first, never opened, so no planted
+/// link can take the cache's bytes elsewhere. The rename replaces what is
+/// at `file` itself (a link there too), never what it points to.
+fn write_atomically(file: &Utf8Path, stored: &Stored<'_>) -> io::Result<()> {
+    let dir = cache_dir(file);
+    // (Of kind `Other`: `InvalidInput` says the listings were over the
+    // bound, after which `store` removes the cache file, which must not
+    // happen through a folder refused.)
+    jit_base::private_dir(dir.as_std_path(), DirLink::Refused)
+        .map_err(|err| io::Error::other(format!("its folder {dir} is {err}")))?;
     let name = file.file_name().unwrap_or("walk");
     // Unique per process, so two writers never share a temporary file; the
     // rename makes the last one win whole.
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let written = (|| {
-        let mut out = io::BufWriter::new(fs::File::create(&temp)?);
+        let created = match jit_base::create_private(temp.as_std_path()) {
+            // Left by an earlier process of the same id, or planted:
+            // removed (a link itself, not what it names) and made anew.
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                fs::remove_file(&temp)?;
+                jit_base::create_private(temp.as_std_path())
+            }
+            created => created,
+        };
+        let mut out = io::BufWriter::new(created?);
         layout::write(&mut out, stored)?;
         out.flush()?;
         fs::rename(&temp, file)
@@ -779,6 +818,50 @@ mod tests {
         let (found, _, _, problem) = walk(&root, &blocked, later());
         assert_eq!(found.len(), 3);
         assert!(problem.unwrap().starts_with("cannot write"));
+    }
+
+    /// The cache is written through no link planted in the state
+    /// directory: not one at the temporary file's name (this process's id
+    /// is in it), whose target is left alone, and not one in the cache
+    /// folder's place, which is neither read nor written through, and said.
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_is_never_written_through() {
+        let (_dir, root, cache) = project();
+        let folder = cache.file().parent().unwrap();
+        fs::create_dir_all(folder).unwrap();
+        let target = root.parent().unwrap().join("notes.txt");
+        fs::write(&target, "kept").unwrap();
+        let temp = folder.join(format!(
+            ".{}.{}.tmp",
+            cache.file().file_name().unwrap(),
+            std::process::id()
+        ));
+        std::os::unix::fs::symlink(&target, &temp).unwrap();
+        let (_, _, _, problem) = walk(&root, &cache, later());
+        assert_eq!(problem, None);
+        assert_eq!(fs::read(&target).unwrap(), b"kept");
+        assert!(fs::symlink_metadata(&temp).is_err(), "the link is gone");
+        assert!(fs::symlink_metadata(cache.file()).unwrap().is_file());
+        let (_, dirs, reused, _) = walk(&root, &cache, later());
+        assert_eq!(reused, dirs, "the cache written is read");
+
+        // The folder a link to another: refused both ways, said.
+        let elsewhere = root.parent().unwrap().join("elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::rename(folder, root.parent().unwrap().join("old-walks")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, folder).unwrap();
+        let (found, dirs, reused, problem) = walk(&root, &cache, later());
+        assert_eq!((found.len(), dirs, reused), (3, 13, 0));
+        let problem = problem.unwrap();
+        assert!(
+            problem.starts_with(&format!(
+                "cannot write {}: its folder {folder} is a symbolic link",
+                cache.file()
+            )),
+            "{problem}"
+        );
+        assert!(fs::read_dir(&elsewhere).unwrap().next().is_none());
     }
 
     /// Whatever a cache says, the walk enters no link: a listing that calls
