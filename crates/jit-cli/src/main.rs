@@ -19,6 +19,7 @@ use jit_tools as _;
 mod changes;
 mod cmd;
 mod conventions;
+mod lines;
 mod output;
 mod project;
 mod rules;

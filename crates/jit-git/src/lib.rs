@@ -34,6 +34,19 @@
 //! prove unchanged: changed, changed in the second the index was written,
 //! behind a symbolic link, flagged, in conflict, or a submodule.
 //!
+//! No program runs, whatever the configuration says (the repository's
+//! `.git/config`, a file it includes, a submodule's configuration, the
+//! user's global configuration when it is read): no filter driver
+//! (`filter.<driver>.clean`, `.smudge`, `.process`), no `diff.<driver>.textconv`
+//! or external diff, no `core.fsmonitor` hook, no hook, no credential helper
+//! or `core.askPass`. A repository jit runs in is untrusted input. The
+//! comparison of tracked files is built with a filter pipeline that has no
+//! driver at all, and a tracked file whose comparison would need one (its
+//! `filter` attribute names a driver with a `clean` or `process` program)
+//! counts as changed without being read: a conservative signal, never a
+//! command. A file whose `stat` data proves it unchanged needs no
+//! comparison and is not listed. Submodules get this crate's own status.
+//!
 //! What it deliberately does not do: it never spawns `git`, never writes to
 //! the repository (not even the refreshed index that `git status` may write),
 //! does not detect renames (both paths of a rename are listed anyway), does
@@ -48,6 +61,7 @@ mod stat_check;
 mod status;
 mod tracked;
 mod untracked_cache;
+mod worktree;
 
 /// The repository helper the unit tests share with the integration tests.
 #[cfg(test)]

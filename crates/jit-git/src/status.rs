@@ -6,15 +6,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use gix::bstr::{BString, ByteSlice};
-use gix::status::UntrackedFiles;
-use gix::status::index_worktree::Item as WorktreeItem;
-use gix::status::plumbing::index_as_worktree::EntryStatus;
-use gix::worktree::IndexPersistedOrInMemory;
+use gix::bstr::{BStr, BString, ByteSlice};
 use jit_base::{ChangeSet, ChangeSource};
 
 use crate::error::{Error, ErrorKind};
 use crate::staged::staged_paths;
+use crate::worktree::{Untracked, index_worktree};
 use crate::{stat_check, untracked_cache};
 
 /// Lists a worktree's changed files through gix, without spawning `git`.
@@ -37,6 +34,13 @@ use crate::{stat_check, untracked_cache};
 /// `git` itself does (they decide, for example, `core.excludesFile`).
 /// [`GitChanges::repository_config_only`] reads only the repository's own
 /// configuration and no environment variables, for reproducible runs.
+///
+/// Whatever any configuration says, no program runs: no filter driver
+/// (`filter.<driver>.clean`, `.smudge`, `.process`), no `textconv` or
+/// external diff, no `core.fsmonitor` hook, no hook, no credential helper
+/// or `core.askPass`. A tracked file whose comparison would need a filter
+/// driver counts as changed instead (unless its `stat` data proves it
+/// unchanged, which needs no comparison).
 #[derive(Debug, Clone, Default)]
 pub struct GitChanges {
     repository_config_only: bool,
@@ -71,12 +75,14 @@ impl GitChanges {
         let root = canonical_root(root)?;
         let repo = self.open(&root)?;
         let prefix = worktree_prefix(&repo, &root)?;
-        let paths = changed_paths(&repo, &root, &prefix, self.repository_config_only)?;
+        let paths = changed_paths(&repo, &root, &prefix, self)?;
         Ok(relative_to_prefix(paths, &prefix))
     }
 
-    pub(crate) fn open(&self, root: &Path) -> Result<gix::Repository, Error> {
-        let open_options = if self.repository_config_only {
+    /// How every repository is opened, the one found from a root and the
+    /// submodules in it.
+    pub(crate) fn open_options(&self) -> gix::open::Options {
+        if self.repository_config_only {
             gix::open::Options::isolated()
         } else {
             gix::open::Options::default()
@@ -85,8 +91,11 @@ impl GitChanges {
         // whole file to check its trailing checksum, which git does only
         // in `git fsck` (on a 100,000-file repository the index is 12 MB
         // and hashing it a tenth of the start).
-        .config_overrides(["index.skipHash=true"]);
-        gix::discover_opts(root, Default::default(), open_options).map_err(|err| {
+        .config_overrides(["index.skipHash=true"])
+    }
+
+    pub(crate) fn open(&self, root: &Path) -> Result<gix::Repository, Error> {
+        gix::discover_opts(root, Default::default(), self.open_options()).map_err(|err| {
             let kind = match err.downcast_any_ref::<gix::discover::upwards::Error>() {
                 Some(
                     gix::discover::upwards::Error::NoGitRepository { .. }
@@ -203,27 +212,47 @@ pub(crate) fn worktree_prefix(repo: &gix::Repository, root: &Path) -> Result<BSt
 
 /// Every path `git status --porcelain -z -uall` would print, repository-relative,
 /// limited to `prefix` (the directory of the worktree that `root` is, or
-/// empty for the whole worktree).
-///
-/// When the index has an untracked cache that still holds for the
-/// directories under `prefix` ([`untracked_cache`]), their untracked files
-/// come from it and only the directories it cannot vouch for are walked.
+/// empty for the whole worktree), with a diagnostic when directories could
+/// not be read.
 fn changed_paths(
     repo: &gix::Repository,
     root: &Path,
     prefix: &[u8],
-    repository_config_only: bool,
+    git: &GitChanges,
 ) -> Result<Changed, Error> {
-    let git_error = |err: gix::Error| {
-        let message = format!(
-            "cannot read the git status of {}: {}",
-            root.display(),
-            describe(&err)
-        );
-        Error::with_source(ErrorKind::Git, message, err)
-    };
-    let index = repo.index_or_empty().map_err(git_error)?;
-    let head_tree = repo.head_tree_id_or_empty().map_err(git_error)?.detach();
+    let (mut changed, errors) =
+        changed_paths_of(repo, prefix, Untracked::Files, git).map_err(|err| {
+            let message = format!(
+                "cannot read the git status of {}: {}",
+                root.display(),
+                describe(&err)
+            );
+            Error::with_source(ErrorKind::Git, message, err)
+        })?;
+    if errors > 0 {
+        changed.diagnostics.push(format!(
+            "{errors} directories under {} could not be read; untracked files in them are not listed",
+            root.display()
+        ));
+    }
+    Ok(changed)
+}
+
+/// The changed paths of `repo` under `prefix`, repository-relative, with
+/// untracked files as `untracked` says; and how many directories could not
+/// be read. Submodules in it are opened as `git` says.
+///
+/// When the index has an untracked cache that still holds for the
+/// directories under `prefix` ([`untracked_cache`]), their untracked files
+/// come from it and only the directories it cannot vouch for are walked.
+pub(crate) fn changed_paths_of(
+    repo: &gix::Repository,
+    prefix: &[u8],
+    untracked: Untracked,
+    git: &GitChanges,
+) -> Result<(Changed, u32), gix::Error> {
+    let index = repo.index_or_empty()?;
+    let head_tree = repo.head_tree_id_or_empty()?.detach();
 
     // A project root below the worktree root limits the walk to its
     // subtree, which matters in a large monorepo.
@@ -235,28 +264,34 @@ fn changed_paths(
 
     let mut changed = Changed::default();
     let errors = if index.is_sparse() {
-        sparse_status(repo, patterns, &mut changed)
+        sparse_status(
+            repo,
+            &index,
+            head_tree,
+            &patterns,
+            untracked,
+            git,
+            &mut changed,
+        )?
     } else {
-        let cached = untracked_cache::listing(repo, &index, prefix, || {
-            excludes_file(repo, repository_config_only)
-        });
+        let cached = match untracked {
+            Untracked::Files => untracked_cache::listing(repo, &index, prefix, || {
+                excludes_file(repo, git.repository_config_only)
+            }),
+            Untracked::None => None,
+        };
         worktree_status(
             repo,
             &index,
             head_tree,
             (prefix, patterns),
+            untracked,
             cached,
+            git,
             &mut changed,
-        )
-    }
-    .map_err(git_error)?;
-    if errors > 0 {
-        changed.diagnostics.push(format!(
-            "{errors} directories under {} could not be read; untracked files in them are not listed",
-            root.display()
-        ));
-    }
-    Ok(changed)
+        )?
+    };
+    Ok((changed, errors))
 }
 
 /// The status of a sparse index into `changed`; how many directories could
@@ -264,95 +299,122 @@ fn changed_paths(
 /// the cached-tree comparison does not handle: gix compares all of HEAD.
 fn sparse_status(
     repo: &gix::Repository,
-    patterns: Vec<BString>,
+    index: &gix::index::State,
+    head_tree: gix::ObjectId,
+    patterns: &[BString],
+    untracked: Untracked,
+    git: &GitChanges,
     changed: &mut Changed,
 ) -> Result<u32, gix::Error> {
-    let mut iter = platform(repo, UntrackedFiles::Files)?.into_iter(patterns)?;
-    for item in iter.by_ref() {
-        match item? {
-            gix::status::Item::TreeIndex(change) => {
-                let (location, source) = change_locations(&change);
-                changed.paths.insert(location.to_owned());
-                if let Some(source) = source {
-                    changed.paths.insert(source.to_owned());
-                }
+    let mut pathspec = repo.pathspec(
+        false,
+        patterns,
+        true,
+        index,
+        gix::worktree::stack::state::attributes::Source::WorktreeThenIdMapping,
+    )?;
+    repo.tree_index_status(
+        &head_tree,
+        index,
+        Some(&mut pathspec),
+        gix::status::tree_index::TrackRenames::Disabled,
+        |change, _, _| {
+            let (location, source) = change_locations(&change);
+            changed.paths.insert(location.to_owned());
+            if let Some(source) = source {
+                changed.paths.insert(source.to_owned());
             }
-            gix::status::Item::IndexWorktree(item) => changed.add_worktree_item(item),
-        }
-    }
-    Ok(iter
-        .outcome_mut()
-        .map_or(0, |outcome| dirwalk_errors(outcome)))
+            Ok(std::ops::ControlFlow::Continue(()))
+        },
+    )?;
+    index_worktree(repo, index, patterns, untracked, git, changed)
 }
 
 /// The status of a whole index into `changed`, its untracked files from
-/// the untracked cache's `cached` listing when there is one; how many
-/// directories could not be read. `prefix` is the worktree-relative
-/// directory the status is limited to, `patterns` its pathspec.
+/// the untracked cache's `cached` listing when there is one, else as
+/// `untracked` says; how many directories could not be read. `prefix` is
+/// the worktree-relative directory the status is limited to, `patterns`
+/// its pathspec.
 ///
 /// With a listing, the tracked files are first compared with their `stat`
 /// data ([`stat_check`]), and gix checks only those the comparison cannot
 /// prove unchanged, from an index of just those entries.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of one status, each used once"
+)]
 fn worktree_status(
     repo: &gix::Repository,
     index: &gix::index::State,
     head_tree: gix::ObjectId,
     (prefix, patterns): (&[u8], Vec<BString>),
+    untracked: Untracked,
     cached: Option<untracked_cache::Listing>,
+    git: &GitChanges,
     changed: &mut Changed,
 ) -> Result<u32, gix::Error> {
-    let Some(cached) = cached else {
-        // gix checks the worktree on its own threads while the staged
-        // changes are computed here.
-        let mut iter = platform(repo, UntrackedFiles::Files)?.into_index_worktree_iter(patterns)?;
-        staged_paths(repo, index, head_tree, &mut changed.paths)?;
-        return drain(&mut iter, changed);
-    };
-    // Found once for both in-memory indexes below, when one is made.
-    let rule_files = OnceCell::new();
-    let rule_files = || rule_files.get_or_init(|| ignore_and_attribute_files(index));
-    let unproven = repo
-        .workdir()
-        .and_then(|workdir| stat_check::unproven(index, workdir, prefix));
-    let mut tracked = match unproven {
-        Some(unproven) if unproven.is_empty() => None,
-        Some(unproven) => Some(
-            platform(repo, UntrackedFiles::None)?
-                .index(IndexPersistedOrInMemory::InMemory(only(
-                    repo,
-                    index,
-                    &unproven,
-                    rule_files(),
-                )))
-                .into_index_worktree_iter(patterns)?,
-        ),
-        None => Some(platform(repo, UntrackedFiles::None)?.into_index_worktree_iter(patterns)?),
-    };
-    staged_paths(repo, index, head_tree, &mut changed.paths)?;
-    let mut errors = match tracked.as_mut() {
-        Some(iter) => drain(iter, changed)?,
-        None => 0,
-    };
-    changed.paths.extend(cached.files);
-    if !cached.walk.is_empty() {
-        // The directories the cache cannot vouch for, walked whole, with
-        // the index entries the walk may look up (a pass over the whole
-        // index costs as much again for every pathspec); their tracked
-        // files are checked again, which only repeats answers already in
-        // the set.
-        let patterns: Vec<BString> = cached.walk.iter().map(|dir| literal_pattern(dir)).collect();
-        let entries = only(
-            repo,
-            index,
-            &walked_entries(index, &cached.walk),
-            rule_files(),
-        );
-        let mut iter = platform(repo, UntrackedFiles::Files)?
-            .index(IndexPersistedOrInMemory::InMemory(entries))
-            .into_index_worktree_iter(patterns)?;
-        errors += drain(&mut iter, changed)?;
-    }
-    Ok(errors)
+    with_staged(repo, index, head_tree, changed, |changed| {
+        let Some(cached) = cached else {
+            return index_worktree(repo, index, &patterns, untracked, git, changed);
+        };
+        // Found once for both indexes of some entries below, when one is made.
+        let rule_files = OnceCell::new();
+        let rule_files = || rule_files.get_or_init(|| ignore_and_attribute_files(index));
+        let unproven = repo
+            .workdir()
+            .and_then(|workdir| stat_check::unproven(index, workdir, prefix));
+        let mut errors = match unproven {
+            Some(unproven) if unproven.is_empty() => 0,
+            Some(unproven) => {
+                let some = only(repo, index, &unproven, rule_files());
+                index_worktree(repo, &some, &patterns, Untracked::None, git, changed)?
+            }
+            None => index_worktree(repo, index, &patterns, Untracked::None, git, changed)?,
+        };
+        changed.paths.extend(cached.files);
+        if !cached.walk.is_empty() {
+            // The directories the cache cannot vouch for, walked whole,
+            // with the index entries the walk may look up (a pass over the
+            // whole index costs as much again for every pathspec); their
+            // tracked files are checked again, which only repeats answers
+            // already in the set.
+            let patterns: Vec<BString> =
+                cached.walk.iter().map(|dir| literal_pattern(dir)).collect();
+            let entries = only(
+                repo,
+                index,
+                &walked_entries(index, &cached.walk),
+                rule_files(),
+            );
+            errors += index_worktree(repo, &entries, &patterns, Untracked::Files, git, changed)?;
+        }
+        Ok(errors)
+    })
+}
+
+/// Runs `worktree` on `changed` while the staged changes ([`staged_paths`])
+/// are found on another thread, then adds them to `changed`.
+fn with_staged(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    head_tree: gix::ObjectId,
+    changed: &mut Changed,
+    worktree: impl FnOnce(&mut Changed) -> Result<u32, gix::Error>,
+) -> Result<u32, gix::Error> {
+    let staged_repo = repo.clone().into_sync();
+    std::thread::scope(|scope| {
+        let staged = scope.spawn(move || {
+            let mut paths = BTreeSet::new();
+            staged_paths(&staged_repo.to_thread_local(), index, head_tree, &mut paths)
+                .map(|()| paths)
+        });
+        let errors = worktree(changed);
+        let staged = staged
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        changed.paths.extend(staged);
+        errors
+    })
 }
 
 /// An index of the entries of `index` at the positions `wanted` and
@@ -435,39 +497,6 @@ fn walked_entries(index: &gix::index::State, dirs: &[BString]) -> Vec<usize> {
     positions
 }
 
-/// Adds every item of a worktree status `iter` to `changed`; how many
-/// directories its walk could not read.
-fn drain(
-    iter: &mut gix::status::index_worktree::Iter,
-    changed: &mut Changed,
-) -> Result<u32, gix::Error> {
-    for item in iter.by_ref() {
-        changed.add_worktree_item(item?);
-    }
-    Ok(iter
-        .outcome_mut()
-        .map_or(0, |outcome| dirwalk_errors(outcome)))
-}
-
-/// The status as `git status --porcelain -z -uall` reports it, with
-/// untracked files listed as `untracked` says.
-fn platform(
-    repo: &gix::Repository,
-    untracked: UntrackedFiles,
-) -> Result<gix::status::Platform<'_, gix::progress::Discard>, gix::Error> {
-    Ok(repo
-        .status(gix::progress::Discard)?
-        // `Files`: each untracked file on its own (`-uall`), never a
-        // collapsed directory.
-        .untracked_files(untracked)
-        // Rename detection only pairs paths that are listed anyway (a rename
-        // is a deletion plus an addition), so the set of paths is the same
-        // without it, and it costs content comparisons.
-        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
-        .index_worktree_rewrites(None)
-        .dirwalk_options(|options| options.emit_ignored(None).emit_empty_directories(false)))
-}
-
 /// A pathspec for the directory `dir` (worktree-relative) and everything in
 /// it. `top` makes it relative to the worktree root rather than to the
 /// process's current directory, and `literal` keeps `*`, `?` and `[` in
@@ -513,19 +542,10 @@ pub(crate) fn default_excludes_file(var: impl Fn(&str) -> Option<OsString>) -> O
     Some(config_home.join("git").join("ignore"))
 }
 
-/// How many directories the untracked-file walk could not read.
-fn dirwalk_errors(outcome: &gix::status::Outcome) -> u32 {
-    outcome
-        .index_worktree
-        .dirwalk
-        .as_ref()
-        .map_or(0, |dirwalk| dirwalk.read_dir_errors)
-}
-
 /// The path of a staged change, and the old path of a staged rename or copy.
-fn change_locations(
-    change: &gix::diff::index::Change,
-) -> (&gix::bstr::BStr, Option<&gix::bstr::BStr>) {
+fn change_locations<'a>(
+    change: &'a gix::diff::index::ChangeRef<'_, '_>,
+) -> (&'a BStr, Option<&'a BStr>) {
     use gix::diff::index::ChangeRef;
     match change {
         ChangeRef::Rewrite {
@@ -539,36 +559,14 @@ fn change_locations(
 
 /// Repository-relative changed paths, collected from the status items.
 #[derive(Default)]
-struct Changed {
-    paths: BTreeSet<BString>,
-    diagnostics: Vec<String>,
+pub(crate) struct Changed {
+    pub(crate) paths: BTreeSet<BString>,
+    pub(crate) diagnostics: Vec<String>,
 }
 
 impl Changed {
-    fn add_worktree_item(&mut self, item: WorktreeItem) {
-        match item {
-            WorktreeItem::Modification {
-                rela_path, status, ..
-            } => {
-                // `NeedsUpdate` means only the stat data was stale and the
-                // content is unchanged: git lists nothing for it.
-                if !matches!(status, EntryStatus::NeedsUpdate(_)) {
-                    self.paths.insert(rela_path);
-                }
-            }
-            WorktreeItem::DirectoryContents { entry, .. } => self.add_dirwalk_entry(entry),
-            WorktreeItem::Rewrite {
-                source,
-                dirwalk_entry,
-                ..
-            } => {
-                self.paths.insert(source.rela_path().to_owned());
-                self.add_dirwalk_entry(dirwalk_entry);
-            }
-        }
-    }
-
-    fn add_dirwalk_entry(&mut self, entry: gix::dir::Entry) {
+    /// Adds an untracked file or directory the walk found.
+    pub(crate) fn add_dirwalk_entry(&mut self, entry: gix::dir::Entry) {
         use gix::dir::entry::{Kind, Status};
         if entry.status != Status::Untracked {
             return;

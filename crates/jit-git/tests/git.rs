@@ -21,6 +21,12 @@ use pretty_assertions::assert_eq;
 mod support;
 use support::{Repo, backdate, backdate_files};
 
+#[path = "support/planted.rs"]
+mod planted;
+
+#[path = "git/planted_programs.rs"]
+mod planted_programs;
+
 impl Repo {
     fn utf8_root(&self) -> Utf8PathBuf {
         Utf8PathBuf::from_path_buf(self.root().canonicalize().unwrap()).unwrap()

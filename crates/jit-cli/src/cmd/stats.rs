@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,6 +10,7 @@ use anyhow::Context;
 use jit_core::{Stats, StatsBuilder, StatsOptions};
 
 use crate::cmd::non_empty_path;
+use crate::lines::{Line, READ_BUFFER_BYTES, for_each_line};
 use crate::output::{self, escape};
 
 const AFTER_HELP: &str = "\
@@ -155,77 +157,26 @@ fn count_lines(builder: &mut StatsBuilder, reader: impl Read) -> std::io::Result
         BufReader::with_capacity(READ_BUFFER_BYTES, reader),
         MAX_LINE_BYTES,
         |line| {
-            // A line that is not UTF-8 is foreign: it fails to parse and is
-            // counted as skipped, like any other foreign line.
-            match std::str::from_utf8(line) {
-                Ok(line) => builder.push_line(line),
-                Err(_) => builder.push_line(&String::from_utf8_lossy(line)),
+            match line {
+                // A line that is not UTF-8 is foreign: it fails to parse and
+                // is counted as skipped, like any other foreign line.
+                Line::Whole(line) => match std::str::from_utf8(line) {
+                    Ok(line) => builder.push_line(line),
+                    Err(_) => builder.push_line(&String::from_utf8_lossy(line)),
+                },
+                // Cut: never an event, whatever it started with; counted as
+                // a skipped line.
+                Line::Cut(_) => builder.push_line("\0"),
             }
+            ControlFlow::Continue(())
         },
     )
 }
 
-/// How much of a log is read at a time: a few hundred events, so most
-/// lines are passed from the buffer uncopied and reads are few.
-const READ_BUFFER_BYTES: usize = 256 * 1024;
-
 /// The longest line taken as a possible event: far above any event jit
-/// writes. A longer line is passed on cut to this length, so it fails to
-/// parse and counts as skipped, without ever being held whole.
+/// writes. A longer line is counted as skipped, without ever being held
+/// whole.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// Calls `f` with each line of `reader` (without its line break), at most
-/// `max` bytes of it. A line that lies whole in the reader's buffer is
-/// passed from there, uncopied.
-fn for_each_line(
-    mut reader: impl BufRead,
-    max: usize,
-    mut f: impl FnMut(&[u8]),
-) -> std::io::Result<()> {
-    let mut line = Vec::new();
-    loop {
-        // The common case: a whole line in the buffer.
-        let chunk = reader.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        if let Some(at) = memchr::memchr(b'\n', chunk)
-            && at <= max
-        {
-            f(&chunk[..at]);
-            reader.consume(at + 1);
-            continue;
-        }
-        // A line longer than the buffer, or than `max`: gathered (up to
-        // `max` bytes) across reads.
-        line.clear();
-        let mut over = false;
-        loop {
-            let chunk = reader.fill_buf()?;
-            if chunk.is_empty() {
-                break;
-            }
-            let (take, done) = match memchr::memchr(b'\n', chunk) {
-                Some(at) => (at, true),
-                None => (chunk.len(), false),
-            };
-            let room = max.saturating_sub(line.len());
-            if take > room {
-                over = true;
-            }
-            line.extend_from_slice(&chunk[..take.min(room)]);
-            reader.consume(if done { take + 1 } else { take });
-            if done {
-                break;
-            }
-        }
-        if over {
-            // Cut: never an event, whatever it started with.
-            line.push(0);
-        }
-        f(&line);
-    }
-}
 
 fn write_table(out: &mut impl Write, stats: &Stats, args: &Args) -> std::io::Result<()> {
     let rows: Vec<(&str, String)> = vec![
@@ -378,23 +329,6 @@ fn distribution(counts: &BTreeMap<String, u64>) -> String {
 mod tests {
     use super::*;
 
-    /// The lines of `text`, read through a 3-byte buffer (lines gathered
-    /// across reads) and through a 64-byte one (lines whole in the buffer):
-    /// both must agree.
-    fn lines(text: &[u8], max: usize) -> Vec<Vec<u8>> {
-        let read = |capacity: usize| {
-            let mut out = Vec::new();
-            for_each_line(BufReader::with_capacity(capacity, text), max, |l| {
-                out.push(l.to_vec())
-            })
-            .unwrap();
-            out
-        };
-        let small = read(3);
-        assert_eq!(small, read(64), "{text:?}");
-        small
-    }
-
     #[test]
     fn a_file_counted_in_two_halves_gives_what_one_pass_gives() {
         // Interleaved sessions whose blocks come, leave and stay relevant
@@ -445,16 +379,5 @@ mod tests {
             assert_eq!(log[split as usize - 1], b'\n');
         }
         assert_eq!(split_point(&mut file, log.len() as u64).unwrap(), None);
-    }
-
-    #[test]
-    fn lines_are_split_and_long_ones_cut() {
-        assert_eq!(lines(b"ab\ncd\n", 10), [b"ab".to_vec(), b"cd".to_vec()]);
-        assert_eq!(lines(b"ab\ncd", 10), [b"ab".to_vec(), b"cd".to_vec()]);
-        assert_eq!(lines(b"", 10), Vec::<Vec<u8>>::new());
-        assert_eq!(lines(b"\n\n", 10), [Vec::<u8>::new(), Vec::new()]);
-        // At the limit a line is whole; past it, cut and marked.
-        assert_eq!(lines(b"abcd\nx", 4), [b"abcd".to_vec(), b"x".to_vec()]);
-        assert_eq!(lines(b"abcdef\nx", 4), [b"abcd\0".to_vec(), b"x".to_vec()]);
     }
 }

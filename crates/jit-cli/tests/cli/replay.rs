@@ -778,3 +778,305 @@ fn the_resident_median_and_eager_counting_follow_their_definitions() {
     assert!(startup_bytes > 19, "the import is inlined: {startup_bytes}");
     assert_eq!(doc["summary"]["eager"]["bytes"], startup_bytes + 500);
 }
+
+/// Runs `jit` like [`crate::jit_env`], but kills it after 30 s: a refusal
+/// under test must not hang the suite on what it refuses (a named pipe, a
+/// walk of the whole file system). Returns (exit code, stdout, stderr).
+fn jit_bounded(dir: Option<&Path>, env: &[(&str, &Path)], args: &[&str]) -> (i32, String, String) {
+    use std::io::Read as _;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let (mut cmd, _home) = crate::command(dir, env, args);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    // Read as it comes, so that a full pipe cannot stall the run.
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = pipe.read_to_end(&mut text);
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("jit {args:?} was still running after 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (
+        status.code().unwrap_or(-1),
+        stdout.join().unwrap(),
+        stderr.join().unwrap(),
+    )
+}
+
+/// A generic-form call reading `file` under `root`.
+fn generic_read(root: &Path, file: &str) -> String {
+    json!({"tool": "read", "input": {"file_path": root.join(file)}}).to_string()
+}
+
+/// A line over the cap (a tool result of 64 MiB and more) is read past
+/// without being held or parsed, and said: in the JSON `lines_over_cap`
+/// (also counted in `skipped_records`) and in a note.
+#[test]
+fn a_line_over_the_cap_is_read_past_and_counted_visibly() {
+    let dir = project();
+    let logs = tempfile::tempdir().unwrap();
+    let transcript = logs.path().join("calls.jsonl");
+    let mut text = generic_read(dir.path(), "src/api/a.ts").into_bytes();
+    text.push(b'\n');
+    // A call that would touch src/db if it were read: one byte over the cap.
+    let huge = format!(
+        r#"{{"tool":"read","input":{{"file_path":"{}/src/db/"#,
+        dir.path().display()
+    );
+    let cap = 64 * 1024 * 1024;
+    let start = text.len();
+    text.extend_from_slice(huge.as_bytes());
+    text.resize(start + cap - 2, b'a');
+    text.extend_from_slice(b"\"}}");
+    assert_eq!(text.len() - start, cap + 1);
+    text.push(b'\n');
+    text.extend_from_slice(generic_read(dir.path(), "src/ui/B.tsx").as_bytes());
+    text.push(b'\n');
+    fs::write(&transcript, &text).unwrap();
+
+    let doc = replay_json(dir.path(), &["--no-startup", transcript.to_str().unwrap()]);
+    let s = &doc["summary"];
+    assert_eq!(s["lines_over_cap"], 1, "{s:#}");
+    assert_eq!(s["skipped_records"], 1, "{s:#}");
+    assert_eq!(s["calls"], 2, "{s:#}");
+    let paths: Vec<&Value> = doc["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["paths"])
+        .collect();
+    assert_eq!(paths, [&json!(["src/api/a.ts"]), &json!(["src/ui/B.tsx"])]);
+
+    let root = dir.path().to_str().unwrap();
+    let args = [
+        "replay",
+        "--no-startup",
+        "--root",
+        root,
+        transcript.to_str().unwrap(),
+    ];
+    let (code, out, err) = jit(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("note: 1 of them longer than the line cap (64 MiB), read past unparsed"),
+        "{out}"
+    );
+}
+
+/// `jit replay` reads transcripts from regular files only: a device (whose
+/// endless line once ended in "memory allocation of 2147352576 bytes
+/// failed"), a named pipe (which would block the open) and a directory are
+/// refused at once, saying what they are.
+#[cfg(unix)]
+#[test]
+fn a_device_a_named_pipe_or_a_directory_is_refused_as_a_transcript() {
+    let dir = project();
+    let root = dir.path().to_str().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let fifo = logs.path().join("session.jsonl");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let link = logs.path().join("zero.jsonl");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let fifo = fifo.to_str().unwrap();
+    let link = link.to_str().unwrap();
+    let logs_dir = logs.path().to_str().unwrap();
+    for (transcript, what) in [
+        ("/dev/zero", "a device"),
+        (link, "a device"),
+        (fifo, "a named pipe"),
+        (logs_dir, "a directory"),
+    ] {
+        for format in ["auto", "claude-code", "codex", "generic"] {
+            let args = ["replay", "--root", root, "--format", format, transcript];
+            let (code, out, err) = jit_bounded(None, &[], &args);
+            assert_eq!(code, 2, "{transcript} as {format}: {out} {err}");
+            assert_eq!(
+                err,
+                format!(
+                    "jit: error: transcript {transcript} is not a regular file ({what}): jit replay \
+                     reads transcripts from regular files only (save it to a file and give that)\n"
+                ),
+                "{transcript} as {format}"
+            );
+        }
+    }
+}
+
+/// Sub-agent transcripts found beside a Claude Code session go through the
+/// same checks: one that is a named pipe, in either layout, is refused by
+/// name, never opened blocking and never passed over in silence.
+#[cfg(unix)]
+#[test]
+fn a_sub_agent_transcript_that_is_not_a_regular_file_is_refused_by_name() {
+    let dir = project();
+    let root = dir.path().to_str().unwrap().to_owned();
+    let mkfifo = |path: &Path| {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    let call = claude_call(
+        1,
+        "m1",
+        &root,
+        "Read",
+        json!({"file_path": format!("{root}/src/api/a.ts")}),
+        None,
+    );
+    // Current versions: `<session>/subagents/agent-<id>.jsonl`.
+    let nested = tempfile::tempdir().unwrap();
+    let session = nested.path().join("s-old.jsonl");
+    fs::write(&session, &call).unwrap();
+    let pipe = nested.path().join("s-old/subagents/agent-p1.jsonl");
+    mkfifo(&pipe);
+    // Older versions: `agent-<id>.jsonl` beside the session.
+    let beside = tempfile::tempdir().unwrap();
+    let old_session = beside.path().join("s-old.jsonl");
+    fs::write(&old_session, &call).unwrap();
+    let old_pipe = beside.path().join("agent-p2.jsonl");
+    mkfifo(&old_pipe);
+    for (session, pipe) in [(&session, &pipe), (&old_session, &old_pipe)] {
+        let args = ["replay", "--root", &root, session.to_str().unwrap()];
+        let (code, out, err) = jit_bounded(None, &[], &args);
+        assert_eq!(code, 2, "{out} {err}");
+        assert!(
+            err.starts_with(&format!(
+                "jit: error: sub-agent transcript {} is not a regular file (a named pipe): ",
+                pipe.display()
+            )),
+            "{err}"
+        );
+        // Once it is a file, the session replays with it.
+        fs::remove_file(pipe).unwrap();
+        fs::write(pipe, "").unwrap();
+        let doc = replay_json(dir.path(), &[session.to_str().unwrap()]);
+        assert_eq!(doc["summary"]["calls"], 1);
+    }
+}
+
+/// A transcript's `cwd` is foreign input: as the default root, `/`, the
+/// home directory and any directory above it are refused (replaying there
+/// walks all of it), and so is the current directory taken in place of a
+/// `cwd` that is not here, when it is one of those. `--root` names such a
+/// root when it is meant, as the message says.
+#[test]
+fn a_root_of_slash_or_a_home_directory_is_refused_unless_named() {
+    let dir = project();
+    let base = tempfile::tempdir().unwrap();
+    let base_dir = base.path().canonicalize().unwrap();
+    let home = base_dir.join("home");
+    fs::create_dir_all(home.join("notes")).unwrap();
+    fs::write(home.join("CLAUDE.md"), "home rules\n").unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let transcript = |name: &str, cwd: &Path| -> PathBuf {
+        let path = logs.path().join(name);
+        let cwd = cwd.to_str().unwrap();
+        let call = json!({"tool": "read", "cwd": cwd, "input": {"file_path": "notes/a.md"}});
+        fs::write(&path, call.to_string()).unwrap();
+        path
+    };
+    let env = [("HOME", home.as_path())];
+    let refused = |transcript: &Path, current: Option<&Path>, message: &str| {
+        let args = ["replay", "--json", transcript.to_str().unwrap()];
+        let (code, out, err) = jit_bounded(current, &env, &args);
+        assert_eq!(code, 2, "{out} {err}");
+        assert_eq!(err, format!("jit: error: {message}\n"));
+    };
+
+    let slash = transcript("slash.jsonl", Path::new("/"));
+    refused(
+        &slash,
+        None,
+        "the root /, taken from the transcript's working directory /, is the file system root: \
+         replaying there would walk all of it; give the checkout with --root DIR \
+         (--root / replays there anyway)",
+    );
+    let at_home = transcript("home.jsonl", &home);
+    let h = home.display();
+    refused(
+        &at_home,
+        None,
+        &format!(
+            "the root {h}, taken from the transcript's working directory {h}, is the home \
+             directory ({h}): replaying there would walk all of it; give the checkout with \
+             --root DIR (--root {h} replays there anyway)"
+        ),
+    );
+    let above = transcript("above.jsonl", &base_dir);
+    let b = base_dir.display();
+    refused(
+        &above,
+        None,
+        &format!(
+            "the root {b}, taken from the transcript's working directory {b}, is above the home \
+             directory ({h}): replaying there would walk all of it; give the checkout with \
+             --root DIR (--root {b} replays there anyway)"
+        ),
+    );
+    // A `cwd` that is not here: the current directory, the home directory.
+    let gone = transcript("gone.jsonl", Path::new("/nonexistent/jit-test"));
+    refused(
+        &gone,
+        Some(&home),
+        &format!(
+            "the root {h}, taken from the current directory, as the transcript's working \
+             directory /nonexistent/jit-test is not here, is the home directory ({h}): replaying \
+             there would walk all of it; give the checkout with --root DIR (--root {h} replays \
+             there anyway)"
+        ),
+    );
+
+    // Named with --root: replayed there.
+    for transcript in [&at_home, &gone] {
+        let args = [
+            "replay",
+            "--json",
+            "--root",
+            home.to_str().unwrap(),
+            transcript.to_str().unwrap(),
+        ];
+        let (code, out, err) = jit_bounded(None, &env, &args);
+        assert_eq!(code, 0, "{err}");
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(doc["summary"]["root"], home.to_str().unwrap());
+        assert_eq!(doc["summary"]["eager"]["rules"], 1, "{doc:#}");
+    }
+    // A transcript recorded at `/`, replayed on a checkout: its paths stay
+    // as they are (outside the root), none mangled by mapping `/`.
+    let root = dir.path().to_str().unwrap();
+    let args = ["replay", "--json", "--root", root, slash.to_str().unwrap()];
+    let (code, out, err) = jit_bounded(None, &env, &args);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["steps"][1]["paths"], json!(["/notes/a.md"]), "{doc:#}");
+    assert_eq!(doc["summary"]["outside_root"], 1);
+}

@@ -787,3 +787,73 @@ fn a_jit_toml_naming_a_path_fails_and_nothing_outside_is_read() {
         }
     }
 }
+
+/// A repository whose git configuration names programs, through a file its
+/// `.git/config` includes, and a user whose global configuration names one
+/// too: `jit startup`, which reads git configuration as `git` does, runs
+/// none of them. The scoped rule's file changed only in a way the planted
+/// clean filter would hide (git would list nothing) is a signal all the
+/// same, and the rule loads.
+#[test]
+fn programs_named_by_git_configuration_never_run_at_startup() {
+    let dir = repo();
+    let root = dir.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let marker = home.path().join("ran");
+    let script = home.path().join("planted.sh");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ntouch '{}'\n[ \"$1\" = exit ] && exit 0\nexec tr A-Z a-z\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let mut permissions = fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(&script, permissions).unwrap();
+    let program = script.display();
+    let included = home.path().join("included.gitconfig");
+    fs::write(
+        &included,
+        format!(
+            "[filter \"planted\"]\n\tprocess = {program} exit\n\tclean = {program}\n\tsmudge = {program}\n\trequired = true\n[diff \"planted\"]\n\ttextconv = {program}\n[core]\n\tfsmonitor = {program}\n\taskPass = {program}\n[credential]\n\thelper = !{program}\n"
+        ),
+    )
+    .unwrap();
+    let config = root.join(".git/config");
+    let mut text = fs::read_to_string(&config).unwrap();
+    text.push_str(&format!("[include]\n\tpath = {}\n", included.display()));
+    fs::write(&config, text).unwrap();
+    let global = home.path().join(".gitconfig");
+    fs::write(
+        &global,
+        format!("[filter \"global\"]\n\tprocess = {program} exit\n\tclean = {program}\n"),
+    )
+    .unwrap();
+    fs::write(
+        root.join(".gitattributes"),
+        "*.tsx filter=planted diff=planted\ndocs/index.md filter=global\n",
+    )
+    .unwrap();
+    // Changed at their size, so that only their content tells: the planted
+    // clean filter would hide both changes.
+    fs::write(root.join("src/ui/Badge.tsx"), "BADGE\n").unwrap();
+    fs::write(root.join("docs/index.md"), "DOCS\n").unwrap();
+
+    let config_home = home.path().join(".config");
+    let env = [
+        ("HOME", home.path()),
+        ("XDG_CONFIG_HOME", config_home.as_path()),
+        ("GIT_CONFIG_GLOBAL", global.as_path()),
+        ("GIT_CONFIG_NOSYSTEM", Path::new("1")),
+    ];
+    let doc = startup_json_with(&root, &env, &[]);
+    assert!(!marker.exists(), "a program named by git configuration ran");
+    assert_eq!(
+        doc["signals"],
+        serde_json::json!([".gitattributes", "docs/index.md", "src/ui/Badge.tsx"]),
+        "{doc:#}"
+    );
+    assert!(loads_ui(&doc), "{doc:#}");
+}

@@ -1104,16 +1104,24 @@ pub fn detect_conventions_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> Vec<Ar
 fn chain_along(root: &Utf8Path, dirs: &[Utf8PathBuf]) -> (Utf8PathBuf, Vec<(Utf8PathBuf, bool)>) {
     let root = real_or_given(root);
     let mut chain: Vec<(Utf8PathBuf, bool)> = vec![(root.clone(), true)];
+    // Whether a directory is already in the chain is one lookup, not a
+    // scan of the chain: `jit explain` passes every touched path, and ten
+    // thousand of them made the scans quadratic.
+    let mut known: Map<Utf8PathBuf, bool> = Map::default();
+    known.insert(root.clone(), true);
     for dir in dirs {
         let mut at = root.clone();
         let mut plain = true;
         for component in dir.components() {
             at.push(component.as_str());
-            if let Some((_, known)) = chain.iter().find(|(d, _)| *d == at) {
-                plain = *known;
+            #[cfg(test)]
+            tests::CHAIN_LOOKUPS.with(|count| count.set(count.get() + 1));
+            if let Some(&was) = known.get(&at) {
+                plain = was;
                 continue;
             }
             plain = plain && matches!(plain_entry(&at), PlainEntry::Dir(_));
+            known.insert(at.clone(), plain);
             chain.push((at.clone(), plain));
         }
     }
@@ -1300,6 +1308,9 @@ mod tests {
         /// How many directories this thread's walks took from a cache's
         /// listings in turn, without a map.
         pub(crate) static TAKEN_IN_TURN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        /// How many times this thread's chains along directories looked
+        /// up whether a directory was already in them.
+        pub(super) static CHAIN_LOOKUPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 
     /// What the walk and detection along a chain find in trees with links
@@ -1753,6 +1764,50 @@ mod tests {
                 prop_assert_eq!(probed, by_listing(&root, &dirs));
             }
         }
+    }
+
+    /// `jit explain --no-startup` passes every touched path along: ten
+    /// thousand files in fifty directories are one lookup per path
+    /// component (a scan of the chain per component took 6 s), and each
+    /// directory and file is in the chain once, in the order first met.
+    #[test]
+    fn a_chain_along_many_paths_looks_each_component_up_once() {
+        let (_dir, root) = empty_root();
+        for d in 0..50 {
+            fs::create_dir_all(root.join(format!("src/m{d}"))).unwrap();
+        }
+        let dirs: Vec<Utf8PathBuf> = (0..10_000)
+            .map(|i| format!("src/m{}/f{i}.ts", i % 50).into())
+            .collect();
+        let before = CHAIN_LOOKUPS.with(std::cell::Cell::get);
+        let (_, chain) = super::chain_along(&root, &dirs);
+        let lookups = CHAIN_LOOKUPS.with(std::cell::Cell::get) - before;
+        assert_eq!(lookups, 3 * dirs.len());
+        assert_eq!(chain.len(), 1 + 1 + 50 + dirs.len());
+        assert_eq!(
+            chain[..4],
+            [
+                (root.clone(), true),
+                (root.join("src"), true),
+                (root.join("src/m0"), true),
+                // A file (here one not there) is no directory.
+                (root.join("src/m0/f0.ts"), false),
+            ]
+        );
+        assert_eq!(chain.last(), Some(&(root.join("src/m49/f9999.ts"), false)));
+        // Met again, a directory keeps its place and what it was.
+        let again = [Utf8PathBuf::from("src/m1/x"), Utf8PathBuf::from("src/m0")];
+        let (_, chain) = super::chain_along(&root, &again);
+        assert_eq!(
+            chain,
+            [
+                (root.clone(), true),
+                (root.join("src"), true),
+                (root.join("src/m1"), true),
+                (root.join("src/m1/x"), false),
+                (root.join("src/m0"), true),
+            ]
+        );
     }
 
     /// The index keeps candidates in order while their JSON fits (`[`,

@@ -1,7 +1,7 @@
 //! `jit replay`: what just-in-time rules would have done in a recorded agent session, against loading every rule up front and against the agent's own loading.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -36,7 +36,9 @@ pub(crate) struct Args {
     /// The checkout to replay on (default: the transcript's working
     /// directory, or its git root, when it exists; else the current
     /// directory). When the transcript was recorded elsewhere, paths under
-    /// its session directory are mapped onto this root.
+    /// its session directory are mapped onto this root. A default that is
+    /// `/`, the home directory or a directory above it is refused: name it
+    /// here to replay on it anyway.
     #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
     root: Option<PathBuf>,
     /// Map a path prefix of the transcript onto another (repeatable):
@@ -109,12 +111,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let events = events_arg(args.events, &cwd)?;
 
+    let home = std::env::var_os("HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from);
     let mut out = output::stdout();
     for (i, path) in transcripts.iter().enumerate() {
         let trace = transcript::read(path, args.format)?;
         let root = match &root {
             Some(root) => root.clone(),
-            None => default_root(&trace, &cwd),
+            None => default_root(&trace, &cwd, home.as_deref())?,
         };
         let mut maps = args.maps.clone();
         // A transcript recorded in another checkout replays on this one.
@@ -182,10 +187,53 @@ fn events_arg(events: Option<PathBuf>, cwd: &Utf8Path) -> anyhow::Result<Option<
 /// The root a transcript replays on when none is given: the git root
 /// above its first working directory, or that directory, when it exists
 /// here; else the current directory.
-fn default_root(trace: &Trace, cwd: &Utf8Path) -> Utf8PathBuf {
-    match &trace.first_cwd {
-        Some(first) if first.is_dir() => crate::project::default_root(first),
-        _ => cwd.to_owned(),
+///
+/// Refused when that root is the file system root, the home directory
+/// `home` or a directory above it (`/home`): replaying walks the whole
+/// root, and a transcript is foreign input that can name any directory.
+/// `--root` names such a root when it is meant.
+fn default_root(trace: &Trace, cwd: &Utf8Path, home: Option<&Path>) -> anyhow::Result<Utf8PathBuf> {
+    let (root, from) = match &trace.first_cwd {
+        Some(first) if first.is_dir() => (
+            crate::project::default_root(first),
+            format!("the transcript's working directory {first}"),
+        ),
+        Some(first) => (
+            cwd.to_owned(),
+            format!(
+                "the current directory, as the transcript's working directory {first} is not here"
+            ),
+        ),
+        None => (
+            cwd.to_owned(),
+            "the current directory, as the transcript records no working directory".to_owned(),
+        ),
+    };
+    if let Some(what) = too_wide(&root, home) {
+        bail!(
+            "the root {root}, taken from {from}, is {what}: replaying there would walk all of it; \
+             give the checkout with --root DIR (--root {root} replays there anyway)"
+        );
+    }
+    Ok(root)
+}
+
+/// What `root` is when it is too wide to replay on unless named: the file
+/// system root, the home directory `home`, or a directory above it. Both
+/// are compared as their real paths.
+fn too_wide(root: &Utf8Path, home: Option<&Path>) -> Option<String> {
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let root = real(root.as_std_path());
+    if root.parent().is_none() {
+        return Some("the file system root".to_owned());
+    }
+    let home = real(home.filter(|home| home.is_absolute())?);
+    if root == home {
+        Some(format!("the home directory ({})", home.display()))
+    } else if home.starts_with(&root) {
+        Some(format!("above the home directory ({})", home.display()))
+    } else {
+        None
     }
 }
 
@@ -367,6 +415,13 @@ fn write_report(
         notes.push(format!(
             "{} transcript record(s) malformed or of an unknown type, skipped",
             s.skipped_records
+        ));
+    }
+    if s.lines_over_cap > 0 {
+        notes.push(format!(
+            "{} of them longer than the line cap ({} MiB), read past unparsed",
+            s.lines_over_cap,
+            transcript::MAX_LINE_BYTES / (1024 * 1024)
         ));
     }
     if s.outside_root > 0 {

@@ -117,6 +117,9 @@ pub(crate) struct Summary {
     pub missed_by_native: Vec<Missed>,
     /// Transcript lines that were malformed or of an unknown type.
     pub skipped_records: u64,
+    /// Of those, lines longer than the line cap (64 MiB), read past
+    /// unparsed.
+    pub lines_over_cap: u64,
     /// The transcript format read.
     pub format: String,
     /// The project root replayed on.
@@ -603,6 +606,7 @@ impl Run {
                 },
                 missed_by_native: missed,
                 skipped_records: trace.skipped_records,
+                lines_over_cap: trace.lines_over_cap,
                 format: trace.format.map_or("auto", Format::name).to_owned(),
                 root: self.engine.root().to_string(),
                 compactions: counts.compactions,
@@ -718,13 +722,15 @@ impl Mapper {
         Mapper {
             maps: maps
                 .iter()
-                .filter(|(from, to)| from != to && !from.as_str().is_empty())
                 .map(|(from, to)| {
                     (
                         from.as_str().trim_end_matches('/').to_owned(),
                         to.as_str().trim_end_matches('/').to_owned(),
                     )
                 })
+                // `/` maps nothing: as an empty prefix it would rewrite
+                // every `/` of every text.
+                .filter(|(from, to)| from != to && !from.is_empty())
                 .collect(),
         }
     }
@@ -739,7 +745,12 @@ impl Mapper {
         let mut out = text.to_owned();
         for (from, to) in &self.maps {
             if out == *from {
-                out.clone_from(to);
+                // `to` is `/` with its slash trimmed.
+                out = if to.is_empty() {
+                    "/".to_owned()
+                } else {
+                    to.clone()
+                };
             } else if out.contains(&format!("{from}/")) {
                 out = out.replace(&format!("{from}/"), &format!("{to}/"));
             }
@@ -782,5 +793,12 @@ mod tests {
             mapper.value(&serde_json::json!({"a": ["/home/a/proj/b", 3]})),
             serde_json::json!({"a": ["/w/b", 3]})
         );
+        // A transcript recorded at `/`: nothing is mapped, nothing mangled.
+        let mapper = Mapper::new(&[(Utf8PathBuf::from("/"), Utf8PathBuf::from("/w"))]);
+        assert_eq!(mapper.text("cat /etc/hosts"), "cat /etc/hosts");
+        // Onto `/`: the paths keep their leading slash.
+        let mapper = Mapper::new(&[(Utf8PathBuf::from("/home/a"), Utf8PathBuf::from("/"))]);
+        assert_eq!(mapper.text("/home/a"), "/");
+        assert_eq!(mapper.text("/home/a/x"), "/x");
     }
 }

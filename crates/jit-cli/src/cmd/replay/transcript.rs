@@ -2,17 +2,27 @@
 //!
 //! Reading never fails on a record: a malformed line or an unknown record
 //! type is counted in [`Trace::skipped_records`] and the rest is read.
+//! Files are read line by line and each record is dropped once read, so
+//! memory holds the calls, not the file; a file that is not a regular file
+//! (a device, a named pipe) is refused before anything is read.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read as _};
+use std::io::BufReader;
+use std::ops::ControlFlow;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
+use crate::lines::{Line, READ_BUFFER_BYTES, for_each_line};
+
 /// The longest transcript line read whole; a longer one (a huge tool
-/// result) is skipped and counted, so one line cannot take the memory.
+/// result) is read past without being held, skipped and counted in
+/// [`Trace::lines_over_cap`], so one line cannot take the memory.
 pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+/// How many records are looked at to recognise a transcript's format.
+const RECOGNISED_WITHIN_RECORDS: usize = 50;
 
 /// A transcript format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -118,6 +128,9 @@ pub(crate) struct Trace {
     /// Lines that were not JSON, records of an unknown type, and records
     /// missing what their type needs: counted, never fatal.
     pub skipped_records: u64,
+    /// Lines longer than [`MAX_LINE_BYTES`], read past unparsed (counted
+    /// in `skipped_records` too).
+    pub lines_over_cap: u64,
     /// Whether the transcript records what the agent loaded by itself
     /// (Claude Code's `nested_memory` attachments).
     pub records_native: bool,
@@ -128,107 +141,153 @@ pub(crate) struct Trace {
 /// Reads the transcript at `path` (and, for Claude Code, its sub-agent
 /// transcripts) as `format`.
 pub(crate) fn read(path: &Utf8Path, format: Format) -> anyhow::Result<Trace> {
-    let lines = read_lines(path)?;
     let format = match format {
-        Format::Auto => recognise(&lines.records),
+        Format::Auto => recognise(path)?,
         other => other,
     };
     let mut trace = Trace {
         format: Some(format),
-        skipped_records: lines.skipped,
         ..Trace::default()
     };
     match format {
         Format::ClaudeCode | Format::Auto => {
+            let subagents = subagent_files(path)?;
             let mut claude = ClaudeReader::default();
-            claude.read(&lines.records, None, &mut trace);
-            for (id, file) in subagent_files(path) {
-                let sub = read_lines(&file)?;
-                trace.skipped_records += sub.skipped;
-                claude.read(&sub.records, Some(id), &mut trace);
+            claude.read(path, None, &mut trace)?;
+            for (id, file) in subagents {
+                claude.read(&file, Some(id), &mut trace)?;
             }
             trace.items = claude.into_items();
         }
-        Format::Codex => read_codex(&lines.records, &mut trace),
-        Format::Generic => read_generic(&lines.records, &mut trace),
+        Format::Codex => {
+            let mut codex = CodexReader::default();
+            for_each_record(path, TRANSCRIPT, &mut trace, |record, trace| {
+                codex.record(record, trace);
+            })?;
+            codex.finish(&mut trace);
+        }
+        Format::Generic => {
+            let mut generic = GenericReader::default();
+            for_each_record(path, TRANSCRIPT, &mut trace, |record, trace| {
+                generic.record(record, trace);
+            })?;
+        }
     }
     Ok(trace)
 }
 
-/// The parsed records of one file; `None` where a line was not a JSON
-/// object.
-struct Lines {
-    records: Vec<Value>,
-    skipped: u64,
+/// What the transcript given is called in messages.
+const TRANSCRIPT: &str = "transcript";
+/// What a sub-agent transcript found beside it is called in messages.
+const SUBAGENT: &str = "sub-agent transcript";
+
+/// Opens the transcript at `path` (`what` names it in messages): a link is
+/// followed (the user named the path, or it lies in the user's session
+/// directory), then the file is opened without blocking and judged on the
+/// open descriptor, so a device or a named pipe is refused before anything
+/// is read, saying what it is.
+fn open(path: &Utf8Path, what: &str) -> anyhow::Result<std::fs::File> {
+    let real = std::fs::canonicalize(path).with_context(|| format!("cannot open {what} {path}"))?;
+    match jit_core::open_regular(&real) {
+        Ok((file, _)) => Ok(file),
+        // "not a regular file (a device)".
+        Err(err) if err.kind() == std::io::ErrorKind::InvalidInput => bail!(
+            "{what} {path} is {err}: jit replay reads transcripts from regular files only \
+             (save it to a file and give that)"
+        ),
+        Err(err) => Err(anyhow::Error::new(err).context(format!("cannot open {what} {path}"))),
+    }
 }
 
-fn read_lines(path: &Utf8Path) -> anyhow::Result<Lines> {
-    let file = std::fs::File::open(path).with_context(|| format!("cannot open {path}"))?;
-    let mut reader = BufReader::new(file);
-    let mut records = Vec::new();
-    let mut skipped = 0;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = (&mut reader)
-            .take(MAX_LINE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .with_context(|| format!("cannot read {path}"))?;
-        if read == 0 {
-            break;
+/// Calls `f` with each record (a JSON object) of the transcript at `path`,
+/// read line by line: a line that is not a JSON object is counted in
+/// [`Trace::skipped_records`], and one longer than [`MAX_LINE_BYTES`] is
+/// read past unparsed, counted there and in [`Trace::lines_over_cap`].
+fn for_each_record(
+    path: &Utf8Path,
+    what: &str,
+    trace: &mut Trace,
+    mut f: impl FnMut(&Value, &mut Trace),
+) -> anyhow::Result<()> {
+    let file = open(path, what)?;
+    let reader = BufReader::with_capacity(READ_BUFFER_BYTES, file);
+    for_each_line(reader, MAX_LINE_BYTES, |line| {
+        match line {
+            Line::Whole(line) if line.iter().all(u8::is_ascii_whitespace) => {}
+            Line::Whole(line) => match serde_json::from_slice::<Value>(line) {
+                Ok(record) if record.is_object() => f(&record, trace),
+                _ => trace.skipped_records += 1,
+            },
+            Line::Cut(_) => {
+                trace.skipped_records += 1;
+                trace.lines_over_cap += 1;
+            }
         }
-        if line.len() > MAX_LINE_BYTES && !line.ends_with(b"\n") {
-            // Skip the rest of the over-long line.
-            skipped += 1;
-            let mut rest = Vec::new();
-            reader
-                .read_until(b'\n', &mut rest)
-                .with_context(|| format!("cannot read {path}"))?;
-            continue;
+        ControlFlow::Continue(())
+    })
+    .with_context(|| format!("cannot read {what} {path}"))
+}
+
+/// The format of the transcript at `path`, from its first records (at most
+/// [`RECOGNISED_WITHIN_RECORDS`]); Claude Code's when they do not say.
+fn recognise(path: &Utf8Path) -> anyhow::Result<Format> {
+    let file = open(path, TRANSCRIPT)?;
+    let reader = BufReader::with_capacity(READ_BUFFER_BYTES, file);
+    let mut records = 0;
+    let mut format = None;
+    for_each_line(reader, MAX_LINE_BYTES, |line| {
+        let Line::Whole(line) = line else {
+            return ControlFlow::Continue(());
+        };
+        let Ok(record) = serde_json::from_slice::<Value>(line) else {
+            return ControlFlow::Continue(());
+        };
+        if !record.is_object() {
+            return ControlFlow::Continue(());
         }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+        records += 1;
+        format = recognise_record(&record);
+        if format.is_some() || records == RECOGNISED_WITHIN_RECORDS {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
-        match serde_json::from_slice::<Value>(&line) {
-            Ok(value) if value.is_object() => records.push(value),
-            _ => skipped += 1,
-        }
-    }
-    Ok(Lines { records, skipped })
+    })
+    .with_context(|| format!("cannot read {TRANSCRIPT} {path}"))?;
+    Ok(format.unwrap_or(Format::ClaudeCode))
 }
 
 /// Codex rollouts have `payload`; Claude Code records have `sessionId` or
 /// `parentUuid`; anything else with a `tool` is the generic form.
-fn recognise(records: &[Value]) -> Format {
-    for record in records.iter().take(50) {
-        if record.get("payload").is_some() && record.get("type").is_some() {
-            return Format::Codex;
-        }
-        if record.get("sessionId").is_some()
-            || record.get("parentUuid").is_some()
-            || record.get("isSidechain").is_some()
-        {
-            return Format::ClaudeCode;
-        }
-        if record.get("tool").is_some() || record.get("compact").is_some() {
-            return Format::Generic;
-        }
+fn recognise_record(record: &Value) -> Option<Format> {
+    if record.get("payload").is_some() && record.get("type").is_some() {
+        return Some(Format::Codex);
     }
-    Format::ClaudeCode
+    if record.get("sessionId").is_some()
+        || record.get("parentUuid").is_some()
+        || record.get("isSidechain").is_some()
+    {
+        return Some(Format::ClaudeCode);
+    }
+    if record.get("tool").is_some() || record.get("compact").is_some() {
+        return Some(Format::Generic);
+    }
+    None
 }
 
 /// The sub-agent transcripts of the Claude Code session at `path`:
 /// `<session>/subagents/agent-<id>.jsonl` (current versions), else
 /// `agent-<id>.jsonl` files beside it that belong to the session (older
-/// versions). Sorted by id.
-fn subagent_files(path: &Utf8Path) -> Vec<(String, Utf8PathBuf)> {
+/// versions). Sorted by id. Each goes through the checks the transcript
+/// went through: one that is not a regular file is refused by name.
+fn subagent_files(path: &Utf8Path) -> anyhow::Result<Vec<(String, Utf8PathBuf)>> {
     let mut found = BTreeMap::new();
     let Some(stem) = path.file_stem() else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     if stem.starts_with("agent-") {
         // A sub-agent transcript given on its own has no sub-agents.
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let nested = path.with_file_name(stem).join("subagents");
     for file in jsonl_files(&nested) {
@@ -239,19 +298,23 @@ fn subagent_files(path: &Utf8Path) -> Vec<(String, Utf8PathBuf)> {
     if found.is_empty()
         && let Some(dir) = path.parent()
     {
-        let session = session_id_of(path);
-        for file in jsonl_files(dir) {
-            if let Some(id) = agent_id(&file)
-                && session.is_some()
-                && session_id_of(&file) == session
-            {
-                found.insert(id, file);
+        let session = session_id_of(path, TRANSCRIPT)?;
+        if session.is_some() {
+            for file in jsonl_files(dir) {
+                if let Some(id) = agent_id(&file)
+                    && session_id_of(&file, SUBAGENT)? == session
+                {
+                    found.insert(id, file);
+                }
             }
         }
     }
-    found.into_iter().collect()
+    Ok(found.into_iter().collect())
 }
 
+/// The `.jsonl` entries of `dir`, whatever they are: a sub-agent transcript
+/// that is not a regular file is refused when it is opened, not passed
+/// over in silence.
 fn jsonl_files(dir: &Utf8Path) -> Vec<Utf8PathBuf> {
     let Ok(entries) = dir.read_dir_utf8() else {
         return Vec::new();
@@ -259,7 +322,7 @@ fn jsonl_files(dir: &Utf8Path) -> Vec<Utf8PathBuf> {
     entries
         .filter_map(Result::ok)
         .map(|e| e.into_path())
-        .filter(|p| p.extension() == Some("jsonl") && p.is_file())
+        .filter(|p| p.extension() == Some("jsonl"))
         .collect()
 }
 
@@ -270,19 +333,34 @@ fn agent_id(file: &Utf8Path) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The `sessionId` of a transcript's first record that has one.
-fn session_id_of(path: &Utf8Path) -> Option<String> {
-    let file = std::fs::File::open(path).ok()?;
-    BufReader::new(file)
-        .lines()
-        .take(20)
-        .map_while(Result::ok)
-        .filter_map(|line| serde_json::from_str::<Value>(&line).ok())
-        .find_map(|v| {
-            v.get("sessionId")
+/// How many lines are looked at for a transcript's `sessionId`.
+const SESSION_ID_WITHIN_LINES: usize = 20;
+
+/// The `sessionId` of a transcript's first record that has one, among its
+/// first [`SESSION_ID_WITHIN_LINES`] lines (`what` names it in messages).
+fn session_id_of(path: &Utf8Path, what: &str) -> anyhow::Result<Option<String>> {
+    let file = open(path, what)?;
+    let reader = BufReader::with_capacity(READ_BUFFER_BYTES, file);
+    let mut lines = 0;
+    let mut session = None;
+    for_each_line(reader, MAX_LINE_BYTES, |line| {
+        lines += 1;
+        if let Line::Whole(line) = line
+            && let Ok(record) = serde_json::from_slice::<Value>(line)
+        {
+            session = record
+                .get("sessionId")
                 .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
+                .map(str::to_owned);
+        }
+        if session.is_some() || lines == SESSION_ID_WITHIN_LINES {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .with_context(|| format!("cannot read {what} {path}"))?;
+    Ok(session)
 }
 
 /// Claude Code records, from one or more files, kept with their
@@ -296,134 +374,158 @@ struct ClaudeReader {
 }
 
 impl ClaudeReader {
-    fn read(&mut self, records: &[Value], file_agent: Option<String>, trace: &mut Trace) {
+    /// Reads the Claude Code transcript at `path`: the main one, or the
+    /// sub-agent `file_agent`'s.
+    fn read(
+        &mut self,
+        path: &Utf8Path,
+        file_agent: Option<String>,
+        trace: &mut Trace,
+    ) -> anyhow::Result<()> {
         self.open = None;
         let mut last_time = String::new();
-        for record in records {
-            if let Some(time) = record.get("timestamp").and_then(Value::as_str) {
-                last_time = time.to_owned();
-            }
-            let channel = match (&file_agent, record.get("isSidechain")) {
-                (Some(id), _) => Channel::Subagent(id.clone()),
-                (None, Some(Value::Bool(true))) => Channel::Subagent(
-                    record
-                        .get("agentId")
-                        .and_then(Value::as_str)
-                        .unwrap_or("sidechain")
-                        .to_owned(),
-                ),
-                _ => Channel::Main,
-            };
-            let cwd = record
-                .get("cwd")
-                .and_then(Value::as_str)
-                .filter(|c| !c.is_empty())
-                .map(Utf8PathBuf::from);
-            if file_agent.is_none() && trace.first_cwd.is_none() {
-                trace.first_cwd.clone_from(&cwd);
-            }
-            match record.get("type").and_then(Value::as_str) {
-                Some("assistant") => {
-                    let message = record.get("message");
-                    let id = message
-                        .and_then(|m| m.get("id"))
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                        .or_else(|| {
-                            record
-                                .get("uuid")
-                                .and_then(Value::as_str)
-                                .map(str::to_owned)
-                        })
-                        .unwrap_or_default();
-                    let Some(content) = message
-                        .and_then(|m| m.get("content"))
-                        .and_then(Value::as_array)
-                    else {
-                        if message.is_none() {
-                            trace.skipped_records += 1;
-                        }
+        let what = if file_agent.is_some() {
+            SUBAGENT
+        } else {
+            TRANSCRIPT
+        };
+        for_each_record(path, what, trace, |record, trace| {
+            self.record(record, file_agent.as_ref(), &mut last_time, trace);
+        })?;
+        self.open = None;
+        Ok(())
+    }
+
+    /// One record; `last_time` is the latest timestamp of its file so far.
+    fn record(
+        &mut self,
+        record: &Value,
+        file_agent: Option<&String>,
+        last_time: &mut String,
+        trace: &mut Trace,
+    ) {
+        if let Some(time) = record.get("timestamp").and_then(Value::as_str) {
+            *last_time = time.to_owned();
+        }
+        let channel = match (file_agent, record.get("isSidechain")) {
+            (Some(id), _) => Channel::Subagent(id.clone()),
+            (None, Some(Value::Bool(true))) => Channel::Subagent(
+                record
+                    .get("agentId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("sidechain")
+                    .to_owned(),
+            ),
+            _ => Channel::Main,
+        };
+        let cwd = record
+            .get("cwd")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+            .map(Utf8PathBuf::from);
+        if file_agent.is_none() && trace.first_cwd.is_none() {
+            trace.first_cwd.clone_from(&cwd);
+        }
+        match record.get("type").and_then(Value::as_str) {
+            Some("assistant") => {
+                let message = record.get("message");
+                let id = message
+                    .and_then(|m| m.get("id"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .or_else(|| {
+                        record
+                            .get("uuid")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned)
+                    })
+                    .unwrap_or_default();
+                let Some(content) = message
+                    .and_then(|m| m.get("content"))
+                    .and_then(Value::as_array)
+                else {
+                    if message.is_none() {
+                        trace.skipped_records += 1;
+                    }
+                    return;
+                };
+                for block in content {
+                    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                        continue;
+                    }
+                    let (Some(name), Some(input)) = (
+                        block.get("name").and_then(Value::as_str),
+                        block.get("input"),
+                    ) else {
+                        trace.skipped_records += 1;
                         continue;
                     };
-                    for block in content {
-                        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-                            continue;
+                    let call = Call {
+                        tool: name.to_owned(),
+                        input: input.clone(),
+                    };
+                    match &self.open {
+                        Some((open_id, open_channel, at))
+                            if *open_id == id && *open_channel == channel =>
+                        {
+                            if let Item::Batch { calls, .. } = &mut self.items[*at].1 {
+                                calls.push(call);
+                            }
                         }
-                        let (Some(name), Some(input)) = (
-                            block.get("name").and_then(Value::as_str),
-                            block.get("input"),
-                        ) else {
-                            trace.skipped_records += 1;
-                            continue;
-                        };
-                        let call = Call {
-                            tool: name.to_owned(),
-                            input: input.clone(),
-                        };
-                        match &self.open {
-                            Some((open_id, open_channel, at))
-                                if *open_id == id && *open_channel == channel =>
-                            {
-                                if let Item::Batch { calls, .. } = &mut self.items[*at].1 {
-                                    calls.push(call);
-                                }
-                            }
-                            _ => {
-                                self.open = Some((id.clone(), channel.clone(), self.items.len()));
-                                self.items.push((
-                                    last_time.clone(),
-                                    Item::Batch {
-                                        channel: channel.clone(),
-                                        cwd: cwd.clone(),
-                                        calls: vec![call],
-                                    },
-                                ));
-                            }
+                        _ => {
+                            self.open = Some((id.clone(), channel.clone(), self.items.len()));
+                            self.items.push((
+                                last_time.clone(),
+                                Item::Batch {
+                                    channel: channel.clone(),
+                                    cwd: cwd.clone(),
+                                    calls: vec![call],
+                                },
+                            ));
                         }
                     }
                 }
-                Some("system") => {
-                    if record.get("subtype").and_then(Value::as_str) == Some("compact_boundary") {
-                        self.open = None;
-                        self.items
-                            .push((last_time.clone(), Item::Compact { channel }));
-                    }
-                }
-                Some("attachment") => {
-                    let attachment = record.get("attachment").unwrap_or(record);
-                    match attachment.get("type").and_then(Value::as_str) {
-                        Some("nested_memory") => {
-                            trace.records_native = true;
-                            let path = attachment.get("path").and_then(Value::as_str);
-                            let bytes = attachment
-                                .get("content")
-                                .and_then(Value::as_str)
-                                .map_or(0, |c| c.len() as u64);
-                            match path {
-                                Some(path) if !path.is_empty() => self.items.push((
-                                    last_time.clone(),
-                                    Item::Native {
-                                        channel,
-                                        path: Utf8PathBuf::from(path),
-                                        bytes,
-                                    },
-                                )),
-                                _ => trace.skipped_records += 1,
-                            }
-                        }
-                        Some("hook_additional_context") => trace.hook_contexts += 1,
-                        // Other attachments (files, diagnostics, todos) are
-                        // no rules.
-                        Some(_) => {}
-                        None => trace.skipped_records += 1,
-                    }
-                }
-                // Known records that hold no tool call.
-                Some("user" | "summary" | "progress" | "file-history-snapshot") => {}
-                _ => trace.skipped_records += 1,
             }
+            Some("system") => {
+                if record.get("subtype").and_then(Value::as_str) == Some("compact_boundary") {
+                    self.open = None;
+                    self.items
+                        .push((last_time.clone(), Item::Compact { channel }));
+                }
+            }
+            Some("attachment") => {
+                let attachment = record.get("attachment").unwrap_or(record);
+                match attachment.get("type").and_then(Value::as_str) {
+                    Some("nested_memory") => {
+                        trace.records_native = true;
+                        let path = attachment.get("path").and_then(Value::as_str);
+                        let bytes = attachment
+                            .get("content")
+                            .and_then(Value::as_str)
+                            .map_or(0, |c| c.len() as u64);
+                        match path {
+                            Some(path) if !path.is_empty() => self.items.push((
+                                last_time.clone(),
+                                Item::Native {
+                                    channel,
+                                    path: Utf8PathBuf::from(path),
+                                    bytes,
+                                },
+                            )),
+                            _ => trace.skipped_records += 1,
+                        }
+                    }
+                    Some("hook_additional_context") => trace.hook_contexts += 1,
+                    // Other attachments (files, diagnostics, todos) are
+                    // no rules.
+                    Some(_) => {}
+                    None => trace.skipped_records += 1,
+                }
+            }
+            // Known records that hold no tool call.
+            Some("user" | "summary" | "progress" | "file-history-snapshot") => {}
+            _ => trace.skipped_records += 1,
         }
-        self.open = None;
     }
 
     /// Items in time order; a record without a timestamp keeps the time of
@@ -437,20 +539,16 @@ impl ClaudeReader {
 }
 
 /// Codex rollout lines: `{timestamp, type, payload}`.
-fn read_codex(records: &[Value], trace: &mut Trace) {
-    let mut cwd: Option<Utf8PathBuf> = None;
-    // Consecutive calls of one response form one batch.
-    let mut batch: Vec<Call> = Vec::new();
-    let flush = |batch: &mut Vec<Call>, cwd: &Option<Utf8PathBuf>, items: &mut Vec<Item>| {
-        if !batch.is_empty() {
-            items.push(Item::Batch {
-                channel: Channel::Main,
-                cwd: cwd.clone(),
-                calls: std::mem::take(batch),
-            });
-        }
-    };
-    for record in records {
+#[derive(Default)]
+struct CodexReader {
+    /// The working directory the latest record set.
+    cwd: Option<Utf8PathBuf>,
+    /// Consecutive calls of one response form one batch.
+    batch: Vec<Call>,
+}
+
+impl CodexReader {
+    fn record(&mut self, record: &Value, trace: &mut Trace) {
         let payload = record.get("payload");
         match record.get("type").and_then(Value::as_str) {
             Some("session_meta" | "turn_context") => {
@@ -459,17 +557,17 @@ fn read_codex(records: &[Value], trace: &mut Trace) {
                     .and_then(Value::as_str)
                     .filter(|c| !c.is_empty())
                 {
-                    flush(&mut batch, &cwd, &mut trace.items);
-                    cwd = Some(Utf8PathBuf::from(dir));
+                    self.flush(trace);
+                    self.cwd = Some(Utf8PathBuf::from(dir));
                     if trace.first_cwd.is_none() {
-                        trace.first_cwd.clone_from(&cwd);
+                        trace.first_cwd.clone_from(&self.cwd);
                     }
                 }
             }
             Some("response_item") => {
                 let Some(payload) = payload else {
                     trace.skipped_records += 1;
-                    continue;
+                    return;
                 };
                 match payload.get("type").and_then(Value::as_str) {
                     Some("function_call") => {
@@ -480,13 +578,13 @@ fn read_codex(records: &[Value], trace: &mut Trace) {
                             .and_then(|a| serde_json::from_str::<Value>(a).ok());
                         match (name, arguments) {
                             ("", _) | (_, None) => trace.skipped_records += 1,
-                            (name, Some(arguments)) => batch.push(codex_call(name, arguments)),
+                            (name, Some(arguments)) => self.batch.push(codex_call(name, arguments)),
                         }
                     }
                     Some("custom_tool_call") => {
                         let name = payload.get("name").and_then(Value::as_str).unwrap_or("");
                         match payload.get("input").and_then(Value::as_str) {
-                            Some(input) if !name.is_empty() => batch.push(Call {
+                            Some(input) if !name.is_empty() => self.batch.push(Call {
                                 tool: name.to_owned(),
                                 input: serde_json::json!({ "command": input }),
                             }),
@@ -499,7 +597,7 @@ fn read_codex(records: &[Value], trace: &mut Trace) {
                             .and_then(|a| a.get("command"))
                             .and_then(shell_script);
                         match command {
-                            Some(command) => batch.push(Call {
+                            Some(command) => self.batch.push(Call {
                                 tool: "Bash".to_owned(),
                                 input: serde_json::json!({ "command": command }),
                             }),
@@ -507,12 +605,12 @@ fn read_codex(records: &[Value], trace: &mut Trace) {
                         }
                     }
                     // Outputs, messages and reasoning end a response's calls.
-                    Some(_) => flush(&mut batch, &cwd, &mut trace.items),
+                    Some(_) => self.flush(trace),
                     None => trace.skipped_records += 1,
                 }
             }
             Some("compacted") => {
-                flush(&mut batch, &cwd, &mut trace.items);
+                self.flush(trace);
                 trace.items.push(Item::Compact {
                     channel: Channel::Main,
                 });
@@ -521,7 +619,21 @@ fn read_codex(records: &[Value], trace: &mut Trace) {
             _ => trace.skipped_records += 1,
         }
     }
-    flush(&mut batch, &cwd, &mut trace.items);
+
+    /// Ends the open batch, if any.
+    fn flush(&mut self, trace: &mut Trace) {
+        if !self.batch.is_empty() {
+            trace.items.push(Item::Batch {
+                channel: Channel::Main,
+                cwd: self.cwd.clone(),
+                calls: std::mem::take(&mut self.batch),
+            });
+        }
+    }
+
+    fn finish(mut self, trace: &mut Trace) {
+        self.flush(trace);
+    }
 }
 
 /// A Codex function call under the names the hook tables know: shell runs
@@ -608,9 +720,14 @@ fn quote(word: &str) -> String {
 /// Consecutive lines with the same `batch` number and channel are one
 /// batch; a line with `"compact": true` compacts its channel before its
 /// call (a line may be a compaction alone).
-fn read_generic(records: &[Value], trace: &mut Trace) {
-    let mut open: Option<(u64, Channel)> = None;
-    for record in records {
+#[derive(Default)]
+struct GenericReader {
+    /// The open batch: its number and channel.
+    open: Option<(u64, Channel)>,
+}
+
+impl GenericReader {
+    fn record(&mut self, record: &Value, trace: &mut Trace) {
         let channel = match record.get("channel") {
             None | Some(Value::Null) => Some(Channel::Main),
             Some(Value::String(label)) => Channel::parse(label),
@@ -618,7 +735,7 @@ fn read_generic(records: &[Value], trace: &mut Trace) {
         };
         let Some(channel) = channel else {
             trace.skipped_records += 1;
-            continue;
+            return;
         };
         let cwd = record
             .get("cwd")
@@ -629,7 +746,7 @@ fn read_generic(records: &[Value], trace: &mut Trace) {
             trace.first_cwd.clone_from(&cwd);
         }
         if record.get("compact").and_then(Value::as_bool) == Some(true) {
-            open = None;
+            self.open = None;
             trace.items.push(Item::Compact {
                 channel: channel.clone(),
             });
@@ -638,10 +755,10 @@ fn read_generic(records: &[Value], trace: &mut Trace) {
         let input = record.get("input");
         let (tool, input) = match (tool, input) {
             (Some(tool), Some(input)) if !tool.is_empty() => (tool, input),
-            (None, None) if record.get("compact").is_some() => continue,
+            (None, None) if record.get("compact").is_some() => return,
             _ => {
                 trace.skipped_records += 1;
-                continue;
+                return;
             }
         };
         let call = Call {
@@ -649,14 +766,14 @@ fn read_generic(records: &[Value], trace: &mut Trace) {
             input: input.clone(),
         };
         let batch = record.get("batch").and_then(Value::as_u64);
-        match (&open, batch, trace.items.last_mut()) {
+        match (&self.open, batch, trace.items.last_mut()) {
             (Some((number, open_channel)), Some(batch), Some(Item::Batch { calls, .. }))
                 if *number == batch && *open_channel == channel =>
             {
                 calls.push(call);
             }
             _ => {
-                open = batch.map(|b| (b, channel.clone()));
+                self.open = batch.map(|b| (b, channel.clone()));
                 trace.items.push(Item::Batch {
                     channel,
                     cwd,
