@@ -644,6 +644,26 @@ mod tests {
         });
     }
 
+    /// A configuration table is checked as the setters' options are: a
+    /// path where a file name goes is an error, and good names arrive.
+    #[test]
+    fn options_read_from_a_table_take_file_names_only() {
+        let table =
+            r#"{"fallback_names": ["TEAM.md"], "extra_names": ["MORE.md"], "budget_bytes": 7}"#;
+        let options: SourceOptions = serde_json::from_str(table).unwrap();
+        assert_eq!(
+            options,
+            SourceOptions::default()
+                .with_fallback_names(["TEAM.md"])
+                .with_extra_names(["MORE.md"])
+                .with_budget_bytes(7)
+        );
+        let err = serde_json::from_str::<SourceOptions>(r#"{"extra_names": ["../x.md"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("climbs out"), "{err}");
+    }
+
     /// A bad name among good ones is found, and the first one named.
     #[test]
     fn the_first_bad_name_of_a_list_is_the_one_named() {
