@@ -378,3 +378,157 @@ fn cursor_and_copilot_rules_are_judged_as_their_agents_read_them() {
     assert!(!out.contains(".cursor/"), "{out}");
     assert!(out.contains("api.instructions.md"), "{out}");
 }
+
+#[test]
+fn an_invisible_character_at_the_fence_is_an_error_naming_its_code_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "src/a.ts", "a\n");
+    let rules = ".claude/rules";
+    // Each of these loaded everywhere, and lint said nothing.
+    for (name, c) in [
+        ("zwsp", '\u{200b}'),
+        ("zwnj", '\u{200c}'),
+        ("lrm", '\u{200e}'),
+        ("wj", '\u{2060}'),
+        ("shy", '\u{ad}'),
+    ] {
+        write(
+            r,
+            &format!("{rules}/{name}.md"),
+            &format!("{c}---\npaths: [\"src/**\"]\n---\nRules.\n"),
+        );
+    }
+    write(
+        r,
+        &format!("{rules}/bom.md"),
+        "\u{feff}\u{200b}---\npaths: [\"src/**\"]\n---\nRules.\n",
+    );
+    write(
+        r,
+        &format!("{rules}/above.md"),
+        "\u{2060}\n---\npaths: [\"src/**\"]\n---\nRules.\n",
+    );
+    write(
+        r,
+        &format!("{rules}/closing.md"),
+        "---\npaths: [\"src/**\"]\n\u{200b}---\nRules.\n---\nMore.\n",
+    );
+    write(
+        r,
+        &format!("{rules}/key.md"),
+        "---\n\u{200b}paths: [\"src/**\"]\n---\nRules.\n",
+    );
+    // Beside the real key, the hidden one is an unknown key, named.
+    write(
+        r,
+        &format!("{rules}/both.md"),
+        "---\npaths: [\"src/**\"]\n\u{200b}paths: [\"x/**\"]\n---\nRules.\n",
+    );
+    // A convention without scope keys loses nothing: read, with a warning.
+    write(r, "AGENTS.md", "\u{200b}---\nx: y\n---\nCodex rules.\n");
+    let (code, out, err) = lint(r, &["--json", "--conventions", "claude,agents"]);
+    assert_eq!(code, 1, "{out} {err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let got: Vec<(String, u64, String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let message = f["message"].as_str().unwrap();
+            let code = &message[message.find("U+").unwrap_or(0)..];
+            (
+                f["file"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+                f["kind"].as_str().unwrap().to_owned(),
+                code.chars().take_while(|&c| c != ',').collect(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, u64, String, String)> = [
+        (
+            ".claude/rules/above.md",
+            1,
+            "invalid_frontmatter",
+            "U+2060 WORD JOINER",
+        ),
+        (
+            ".claude/rules/bom.md",
+            1,
+            "invalid_frontmatter",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            ".claude/rules/both.md",
+            3,
+            "unknown_key",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            ".claude/rules/closing.md",
+            3,
+            "invalid_frontmatter",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            ".claude/rules/key.md",
+            2,
+            "invalid_frontmatter",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            ".claude/rules/lrm.md",
+            1,
+            "invalid_frontmatter",
+            "U+200E LEFT-TO-RIGHT MARK",
+        ),
+        (
+            ".claude/rules/shy.md",
+            1,
+            "invalid_frontmatter",
+            "U+00AD SOFT HYPHEN",
+        ),
+        (
+            ".claude/rules/wj.md",
+            1,
+            "invalid_frontmatter",
+            "U+2060 WORD JOINER",
+        ),
+        (
+            ".claude/rules/zwnj.md",
+            1,
+            "invalid_frontmatter",
+            "U+200C ZERO WIDTH NON-JOINER",
+        ),
+        (
+            ".claude/rules/zwsp.md",
+            1,
+            "invalid_frontmatter",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            "AGENTS.md",
+            1,
+            "frontmatter_warning",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+    ]
+    .iter()
+    .map(|&(file, line, kind, code)| (file.to_owned(), line, kind.to_owned(), code.to_owned()))
+    .collect();
+    pretty_assertions::assert_eq!(got, expected);
+    // The text output shows the character escaped, never raw.
+    let (_, out, _) = lint(r, &["--conventions", "claude"]);
+    assert_no_control_characters(&out);
+    assert!(!out.contains('\u{200b}'), "{out}");
+    assert!(
+        out.contains(
+            ".claude/rules/both.md:3: warning[unknown_key]: `\\\\u{200b}paths:` is not a key"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(".claude/rules/zwsp.md:1: error[invalid_frontmatter]: line 1 `\\\\u{200b}---` has U+200B ZERO WIDTH SPACE"),
+        "{out}"
+    );
+}

@@ -188,6 +188,45 @@ fn list_folder(repo: &Repo, folder: &str, recursive: bool, out: &mut Vec<String>
     }
 }
 
+/// `unknown_key` findings for the frontmatter of `check`; a key that holds
+/// a character a reader does not see is named with it.
+fn unknown_keys(
+    source: &dyn RuleSource,
+    file: &str,
+    check: &jit_core::RuleCheck,
+    findings: &mut Vec<Finding>,
+) {
+    let refused = check.verdict.is_err();
+    for finding in conventions::unknown_keys(source, file, check) {
+        match invisible_named(&finding.message) {
+            None => findings.push(finding),
+            // The refusal names the character already.
+            Some(_) if refused => {}
+            Some(message) => findings.push(Finding { message, ..finding }),
+        }
+    }
+}
+
+/// `message` with each character a reader does not see written as an
+/// escape (`\u{200b}`), and the first of them named, or `None` when it
+/// holds none: a key such as `U+200B` then `paths` must not print as
+/// `paths`.
+fn invisible_named(message: &str) -> Option<String> {
+    let named = message.chars().find_map(jit_core::invisible_character)?;
+    let mut out = String::with_capacity(message.len() + 64);
+    for c in message.chars() {
+        if jit_core::invisible_character(c).is_some() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out.push_str(&format!(
+        " (the key holds {named}, an invisible character: delete it)"
+    ));
+    Some(out)
+}
+
 /// The first `line N` a message names.
 fn line_in(message: &str) -> Option<usize> {
     let at = message.find("line ")?;
@@ -294,7 +333,7 @@ fn check_file(
 
     let check = check_rule_text(&text, source);
     let fence = check.frontmatter_lines.map_or(1, |(open, _)| open);
-    findings.extend(conventions::unknown_keys(source, file, &check));
+    unknown_keys(source, file, &check, findings);
     match &check.verdict {
         Err((reason, detail)) => {
             let kind = match reason {
