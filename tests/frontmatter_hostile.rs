@@ -5,8 +5,9 @@ use std::fs;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use jit_core::{
-    Attribution, DiscoveryState, Engine, LoadedRule, MAX_FRONTMATTER_BYTES, MAX_PATTERN_BYTES,
-    MAX_SCOPE_PATTERNS, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES, SkipReason, SkippedRule,
+    Attribution, ClaudeSource, DiscoveryState, Engine, LoadedRule, MAX_FRONTMATTER_BYTES,
+    MAX_PATTERN_BYTES, MAX_SCOPE_PATTERNS, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_NODES,
+    RuleScopeCheck, SkipReason, SkippedRule, check_rule_text,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -142,6 +143,125 @@ fn damaged_fences_are_recovered_with_a_warning_or_refused_never_unscoped() {
         Skip(invalid, "no later line closes it"),
     );
     check("\n---\npaths: [\"src/**\"]\n", Skip(invalid, "line 2"));
+    // An invisible character before the fence (each one found loading a
+    // scoped rule everywhere), after a BOM, among the dashes: refused, the
+    // code point named. NBSP, tab and form feed were refused already; the
+    // NBSP and the form feed are now named too.
+    for (c, name) in [
+        ('\u{200b}', "U+200B ZERO WIDTH SPACE"),
+        ('\u{200c}', "U+200C ZERO WIDTH NON-JOINER"),
+        ('\u{200e}', "U+200E LEFT-TO-RIGHT MARK"),
+        ('\u{2060}', "U+2060 WORD JOINER"),
+        ('\u{ad}', "U+00AD SOFT HYPHEN"),
+        ('\u{a0}', "U+00A0 NO-BREAK SPACE"),
+        ('\u{c}', "U+000C FORM FEED"),
+        ('\u{3164}', "U+3164 HANGUL FILLER"),
+        ('\u{fe0f}', "U+FE0F VARIATION SELECTOR-16"),
+    ] {
+        let rest = "\npaths: [\"src/**\"]\n---\nbody\n";
+        check(&format!("{c}---{rest}"), Skip(invalid, name));
+        check(&format!("\u{feff}{c}---{rest}"), Skip(invalid, name));
+        check(&format!("-{c}--{rest}"), Skip(invalid, name));
+    }
+    check(
+        "\u{200b}\n---\npaths: [\"src/**\"]\n---\nbody\n",
+        Skip(
+            invalid,
+            "line 1 looks blank but holds U+200B ZERO WIDTH SPACE",
+        ),
+    );
+    check(
+        "---\n\u{200b}paths: [\"src/**\"]\n---\nbody\n",
+        Skip(invalid, "so it is not `paths`"),
+    );
+}
+
+/// Every code point of general category `Cf` or with the property
+/// `Default_Ignorable_Code_Point`, by the Unicode data `regex-syntax`
+/// carries (not by the engine's own table).
+fn format_and_ignorable() -> Vec<char> {
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(r"[\p{Cf}\p{Default_Ignorable_Code_Point}]")
+        .unwrap();
+    let regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(class)) = hir.kind()
+    else {
+        panic!("a Unicode class expected: {hir:?}")
+    };
+    class
+        .ranges()
+        .iter()
+        .flat_map(|r| r.start()..=r.end())
+        .collect()
+}
+
+/// The engine's verdict on `text` as a Claude rule: refused as
+/// `invalid_frontmatter` with a detail naming `code`, or what it was.
+#[track_caller]
+fn refused_naming(text: &str, code: &str) -> Result<(), String> {
+    match check_rule_text(text, &ClaudeSource::default()).verdict {
+        Err((SkipReason::InvalidFrontmatter, detail)) if detail.contains(code) => Ok(()),
+        other => Err(format!("{text:?}: {other:?}")),
+    }
+}
+
+#[test]
+fn every_format_or_invisible_character_around_the_opening_fence_is_refused_by_its_code_point() {
+    let rest = "\npaths: [\"src/**\"]\n---\nbody\n";
+    let mut hidden = format_and_ignorable();
+    assert!(hidden.len() > 4_000, "{}", hidden.len());
+    // Whitespace other than ASCII's, the control characters (NUL makes a
+    // file binary before any of this), and the blank Braille cell.
+    hidden.extend((0..=0x10_ffff_u32).filter_map(char::from_u32).filter(|&c| {
+        !matches!(c, ' ' | '\t' | '\n' | '\r' | '\0')
+            && (c.is_whitespace() || c.is_control() || c == '\u{2800}')
+    }));
+    let mut failures = Vec::new();
+    for &c in &hidden {
+        let code = format!("U+{:04X}", u32::from(c));
+        let mut cases = vec![
+            format!("\u{feff}{c}---{rest}"),
+            format!("-{c}--{rest}"),
+            format!("--{c}-{rest}"),
+            format!("---{c}{rest}"),
+            format!(" {c}---{rest}"),
+        ];
+        // One BOM first is the encoding mark, read without a word.
+        if c != '\u{feff}' {
+            cases.push(format!("{c}---{rest}"));
+        }
+        // A line of whitespace above the fence is a blank line (read, with
+        // a warning); any other hidden character makes it text.
+        if !c.is_whitespace() && c != '\u{feff}' {
+            cases.push(format!("{c}\n---{rest}"));
+        }
+        for text in cases {
+            if let Err(failure) = refused_naming(&text, &code) {
+                failures.push(failure);
+            }
+        }
+        // As the first character of the scope key it makes another key:
+        // refused (by this check or by the YAML parser), or read as
+        // `paths` by a parser that skips it; never unscoped.
+        let key = format!("---\n{c}paths: [\"src/**\"]\n---\nbody\n");
+        let verdict = check_rule_text(&key, &ClaudeSource::default()).verdict;
+        let scoped = Ok(RuleScopeCheck::Paths(vec!["src/**".to_owned()]));
+        if !matches!(verdict, Err((SkipReason::InvalidFrontmatter, _))) && verdict != scoped {
+            failures.push(format!("{key:?}: {verdict:?}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases of {} characters: {:#?}",
+        failures.len(),
+        hidden.len(),
+        &failures[..failures.len().min(20)]
+    );
+    // A hidden character that opens no fence is the body's business.
+    assert_eq!(
+        check_rule_text("\u{200b}\n# Title\n", &ClaudeSource::default()).verdict,
+        Ok(RuleScopeCheck::Always)
+    );
 }
 
 #[test]
@@ -397,9 +517,33 @@ struct Damage {
 fn damage() -> impl Strategy<Value = Damage> {
     (
         any::<bool>(),
-        prop::sample::select(vec!["", "", "", "\n", "\n\n", "  \n", " ", "\t"]),
         prop::sample::select(vec![
-            "---", "---", "---", "---", "--- ", "---\t", "--- yaml", "----", "---yaml",
+            "",
+            "",
+            "",
+            "",
+            "\n",
+            "\n\n",
+            "  \n",
+            " ",
+            "\t",
+            "\u{200b}",
+            "\u{2060}\n",
+            "\u{a0}",
+        ]),
+        prop::sample::select(vec![
+            "---",
+            "---",
+            "---",
+            "---",
+            "---",
+            "--- ",
+            "---\t",
+            "--- yaml",
+            "----",
+            "---yaml",
+            "-\u{ad}--",
+            "\u{200e}---",
         ]),
         prop::option::weighted(
             0.85,
@@ -486,11 +630,16 @@ fn assemble(lines: &[String], damage: &Damage) -> String {
     text
 }
 
-/// Whether the first non-blank line starts like a fence, told here on its
-/// own terms (BOM skipped; `\n`, `\r\n` and `\r` all end a line).
+/// The invisible characters [`damage`] writes.
+const INVISIBLE: [char; 5] = ['\u{200b}', '\u{2060}', '\u{a0}', '\u{ad}', '\u{200e}'];
+
+/// Whether the first line that shows something starts like a fence, told
+/// here on its own terms (BOM skipped; `\n`, `\r\n` and `\r` all end a
+/// line; the invisible characters [`damage`] writes set aside).
 fn opens_like_a_fence(text: &str) -> bool {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.split(['\n', '\r'])
+        .map(|line| line.replace(INVISIBLE, ""))
         .find(|line| !line.trim().is_empty())
         .is_some_and(|line| line.trim_start().starts_with("---"))
 }
@@ -502,7 +651,7 @@ fn a_scoped_rule_never_becomes_unscoped() {
     let refused = Cell::new(0);
     let no_frontmatter = Cell::new(0);
     let config = Config {
-        cases: 600,
+        cases: 800,
         failure_persistence: None,
         ..Config::default()
     };
@@ -519,6 +668,7 @@ fn a_scoped_rule_never_becomes_unscoped() {
             let text = assemble(&lines, &damage);
             let clean = damage.truncate.is_none()
                 && !damage.leading.ends_with([' ', '\t'])
+                && !damage.leading.contains(INVISIBLE)
                 && matches!(damage.opener, "---" | "--- " | "---\t")
                 && matches!(damage.closer, Some("---" | "--- " | "..."));
             match touch(text.as_bytes(), "t/f.rs") {
@@ -556,7 +706,7 @@ fn a_scoped_rule_never_becomes_unscoped() {
         refused.get(),
         no_frontmatter.get(),
     ];
-    assert_eq!(counts[0] + counts[2] + counts[3], 600, "{counts:?}");
+    assert_eq!(counts[0] + counts[2] + counts[3], 800, "{counts:?}");
     assert!(counts[0] >= 150, "scoped {counts:?}");
     assert!(counts[1] >= 50, "recovered with a warning {counts:?}");
     assert!(counts[2] >= 150, "refused {counts:?}");

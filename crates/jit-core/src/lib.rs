@@ -77,7 +77,7 @@ pub use discover::{
     DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_KEPT_SCANS,
     MAX_RULE_FILES_PER_FOLDER, ToolCallDiscovery, WatchStats,
 };
-pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text};
+pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text, invisible_character};
 #[doc(hidden)]
 pub use rule::frontmatter::opens_like_frontmatter;
 pub use rule::frontmatter::{

@@ -133,6 +133,22 @@ pub fn check_rule_text(text: &str, source: &dyn RuleSource) -> RuleCheck {
     }
 }
 
+/// `U+200B ZERO WIDTH SPACE` when `c` is a character a reader does not see
+/// (the set that refuses a fence: format characters, default-ignorable
+/// code points, control characters, whitespace other than the ASCII space
+/// and tab, the blank Braille cell); `None` for every other character.
+///
+/// ```
+/// assert_eq!(
+///     jit_core::invisible_character('\u{200b}').as_deref(),
+///     Some("U+200B ZERO WIDTH SPACE")
+/// );
+/// assert_eq!(jit_core::invisible_character('a'), None);
+/// ```
+pub fn invisible_character(c: char) -> Option<String> {
+    frontmatter::invisible::is_hidden(c).then(|| frontmatter::invisible::name(c))
+}
+
 /// The file lines of a frontmatter's opening and closing fences.
 type Fences = (usize, usize);
 

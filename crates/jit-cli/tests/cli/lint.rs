@@ -378,3 +378,491 @@ fn cursor_and_copilot_rules_are_judged_as_their_agents_read_them() {
     assert!(!out.contains(".cursor/"), "{out}");
     assert!(out.contains("api.instructions.md"), "{out}");
 }
+
+#[test]
+fn an_invisible_character_at_the_fence_is_an_error_naming_its_code_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "src/a.ts", "a\n");
+    let rules = ".claude/rules";
+    // Each of these loaded everywhere, and lint said nothing.
+    for (name, c) in [
+        ("zwsp", '\u{200b}'),
+        ("zwnj", '\u{200c}'),
+        ("lrm", '\u{200e}'),
+        ("wj", '\u{2060}'),
+        ("shy", '\u{ad}'),
+    ] {
+        write(
+            r,
+            &format!("{rules}/{name}.md"),
+            &format!("{c}---\npaths: [\"src/**\"]\n---\nRules.\n"),
+        );
+    }
+    write(
+        r,
+        &format!("{rules}/bom.md"),
+        "\u{feff}\u{200b}---\npaths: [\"src/**\"]\n---\nRules.\n",
+    );
+    write(
+        r,
+        &format!("{rules}/above.md"),
+        "\u{2060}\n---\npaths: [\"src/**\"]\n---\nRules.\n",
+    );
+    write(
+        r,
+        &format!("{rules}/closing.md"),
+        "---\npaths: [\"src/**\"]\n\u{200b}---\nRules.\n---\nMore.\n",
+    );
+    write(
+        r,
+        &format!("{rules}/key.md"),
+        "---\n\u{200b}paths: [\"src/**\"]\n---\nRules.\n",
+    );
+    // Beside the real key, the hidden one is an unknown key, named.
+    write(
+        r,
+        &format!("{rules}/both.md"),
+        "---\npaths: [\"src/**\"]\n\u{200b}paths: [\"x/**\"]\n---\nRules.\n",
+    );
+    // A convention without scope keys loses nothing: read, with a warning.
+    write(r, "AGENTS.md", "\u{200b}---\nx: y\n---\nCodex rules.\n");
+    let (code, out, err) = lint(r, &["--json", "--conventions", "claude,agents"]);
+    assert_eq!(code, 1, "{out} {err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let got: Vec<(String, u64, String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let message = f["message"].as_str().unwrap();
+            let code = &message[message.find("U+").unwrap_or(0)..];
+            (
+                f["file"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+                f["kind"].as_str().unwrap().to_owned(),
+                code.chars().take_while(|&c| c != ',').collect(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, u64, String, String)> = [
+        (
+            ".claude/rules/above.md",
+            1,
+            "invalid_frontmatter",
+            "U+2060 WORD JOINER",
+        ),
+        (
+            ".claude/rules/bom.md",
+            1,
+            "invalid_frontmatter",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            ".claude/rules/both.md",
+            3,
+            "unknown_key",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            ".claude/rules/closing.md",
+            3,
+            "invalid_frontmatter",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            ".claude/rules/key.md",
+            2,
+            "invalid_frontmatter",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            ".claude/rules/lrm.md",
+            1,
+            "invalid_frontmatter",
+            "U+200E LEFT-TO-RIGHT MARK",
+        ),
+        (
+            ".claude/rules/shy.md",
+            1,
+            "invalid_frontmatter",
+            "U+00AD SOFT HYPHEN",
+        ),
+        (
+            ".claude/rules/wj.md",
+            1,
+            "invalid_frontmatter",
+            "U+2060 WORD JOINER",
+        ),
+        (
+            ".claude/rules/zwnj.md",
+            1,
+            "invalid_frontmatter",
+            "U+200C ZERO WIDTH NON-JOINER",
+        ),
+        (
+            ".claude/rules/zwsp.md",
+            1,
+            "invalid_frontmatter",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+        (
+            "AGENTS.md",
+            1,
+            "frontmatter_warning",
+            "U+200B ZERO WIDTH SPACE",
+        ),
+    ]
+    .iter()
+    .map(|&(file, line, kind, code)| (file.to_owned(), line, kind.to_owned(), code.to_owned()))
+    .collect();
+    pretty_assertions::assert_eq!(got, expected);
+    // The text output shows the character escaped, never raw.
+    let (_, out, _) = lint(r, &["--conventions", "claude"]);
+    assert_no_control_characters(&out);
+    assert!(!out.contains('\u{200b}'), "{out}");
+    assert!(
+        out.contains(
+            ".claude/rules/both.md:3: warning[unknown_key]: `\\\\u{200b}paths:` is not a key"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(".claude/rules/zwsp.md:1: error[invalid_frontmatter]: line 1 `\\\\u{200b}---` has U+200B ZERO WIDTH SPACE"),
+        "{out}"
+    );
+}
+
+/// The most bytes of one ignore file `jit lint` reads
+/// (`MAX_IGNORE_FILE_BYTES` in `src/cmd/lint/walk.rs`).
+const MAX_IGNORE_FILE_BYTES: usize = 64 * 1024;
+
+/// `jit lint --json --root ROOT` killed after 20 s: a run that would block
+/// fails the test instead of hanging it.
+fn lint_bounded(root: &Path) -> (i32, serde_json::Value) {
+    use std::io::Read as _;
+    use std::time::{Duration, Instant};
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_jit"))
+        .args(["lint", "--json", "--root"])
+        .arg(root)
+        .env("HOME", home.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Read while it runs, so a long output cannot fill the pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).unwrap();
+        out
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("jit lint was still running after 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = reader.join().unwrap();
+    let doc = serde_json::from_slice(&out).unwrap();
+    (status.code().unwrap_or(-1), doc)
+}
+
+/// The findings of `doc` as `(file, line, kind)`, with the messages of the
+/// `lint_limit` ones.
+fn kinds(doc: &serde_json::Value) -> (Vec<(String, u64, String)>, Vec<String>) {
+    let findings = doc["findings"].as_array().unwrap();
+    let limits = findings
+        .iter()
+        .filter(|f| f["kind"] == "lint_limit")
+        .map(|f| f["message"].as_str().unwrap().to_owned())
+        .collect();
+    let all = findings
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+                f["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    (all, limits)
+}
+
+/// A `.gitignore` of `early/`, filler lines, and `late/` as its last line
+/// ending `shift` bytes past the limit; with the line number of `late/`.
+fn long_gitignore(shift: usize) -> (String, u64) {
+    let mut text = String::from("early/\n");
+    let mut lines = 1;
+    while text.len() + 6 + 7 <= MAX_IGNORE_FILE_BYTES {
+        text.push_str("f12345\n");
+        lines += 1;
+    }
+    // Pad the last filler line so that `late/\n` ends exactly at the limit,
+    // plus `shift`.
+    let pad = MAX_IGNORE_FILE_BYTES - 6 - text.len() + shift;
+    text.push_str(&format!("{}\n", "p".repeat(pad.max(1) - 1)));
+    text.push_str("late/\n");
+    assert_eq!(text.len(), MAX_IGNORE_FILE_BYTES + shift);
+    (text, lines + 2)
+}
+
+#[test]
+fn an_ignore_file_is_read_up_to_its_limit_and_the_rest_is_named() {
+    for shift in [0, 1] {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        let (gitignore, late_line) = long_gitignore(shift);
+        write(r, ".gitignore", &gitignore);
+        write(r, "CLAUDE.md", "Root.\n");
+        write(r, "early/CLAUDE.md", "Early.\n");
+        write(r, "late/CLAUDE.md", "Late.\n");
+        let (code, doc) = lint_bounded(r);
+        assert_eq!(code, 0, "{doc}");
+        let (findings, limits) = kinds(&doc);
+        let early = ("early/CLAUDE.md".to_owned(), 1, "unreachable".to_owned());
+        let late = ("late/CLAUDE.md".to_owned(), 1, "unreachable".to_owned());
+        assert!(findings.contains(&early), "{doc:#}");
+        if shift == 0 {
+            // At the limit: read whole, `late/` honoured, nothing said.
+            assert!(findings.contains(&late), "{doc:#}");
+            assert!(limits.is_empty(), "{limits:?}");
+        } else {
+            // One byte over: `late/` is past the last whole line read.
+            assert!(!findings.contains(&late), "{doc:#}");
+            let cut = (".gitignore".to_owned(), late_line, "lint_limit".to_owned());
+            assert!(findings.contains(&cut), "{doc:#}");
+            assert_eq!(
+                limits,
+                [format!(
+                    "65537 bytes, over the 65536 bytes of one ignore file the lint reads \
+                     (MAX_IGNORE_FILE_BYTES): its first {} lines were honoured and the rest, \
+                     from line {late_line}, were not, so files it would ignore are linted as \
+                     files git would track; git reads the whole file",
+                    late_line - 1
+                )]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_four_megabyte_gitignore_is_read_only_up_to_the_limit() {
+    // 1.6 GB before (every line compiled into one matcher).
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let mut gitignore = String::from("early/\n");
+    let mut i = 0;
+    while gitignore.len() < 4 << 20 {
+        gitignore.push_str(&format!("build{i}/**/*.tmp{i}\n"));
+        i += 1;
+    }
+    gitignore.push_str("late/\n");
+    write(r, ".gitignore", &gitignore);
+    write(r, "CLAUDE.md", "Root.\n");
+    write(r, "early/CLAUDE.md", "Early.\n");
+    write(r, "late/CLAUDE.md", "Late.\n");
+    git(r, &["init", "-q"]);
+    let (code, doc) = lint_bounded(r);
+    assert_eq!(code, 0, "{doc}");
+    let (findings, limits) = kinds(&doc);
+    assert!(
+        findings.contains(&("early/CLAUDE.md".to_owned(), 1, "unreachable".to_owned())),
+        "{doc:#}"
+    );
+    assert_eq!(limits.len(), 1, "{limits:?}");
+    assert!(
+        limits[0].starts_with(&format!("{} bytes, over the 65536 bytes", gitignore.len())),
+        "{limits:?}"
+    );
+}
+
+#[test]
+fn nested_ignore_files_are_in_force_up_to_a_total() {
+    // Three nested directories, each with a 60 KiB `.gitignore`: the third
+    // is read only as far as 128 KiB in force allows.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let filler = |first: &str| {
+        let mut text = format!("{first}\n");
+        while text.len() < 60 * 1024 {
+            text.push_str("f12345\n");
+        }
+        text
+    };
+    write(r, ".gitignore", &filler("one/"));
+    write(r, "a/.gitignore", &filler("two/"));
+    write(r, "a/b/.gitignore", &(filler("three/") + "four/\n"));
+    for rule in ["one", "two", "three", "four"] {
+        write(r, &format!("a/b/{rule}/CLAUDE.md"), &format!("{rule}\n"));
+    }
+    let (_, doc) = lint_bounded(r);
+    let (findings, limits) = kinds(&doc);
+    let unreachable = |rule: &str| {
+        findings.contains(&(format!("a/b/{rule}/CLAUDE.md"), 1, "unreachable".to_owned()))
+    };
+    assert!(
+        unreachable("one") && unreachable("two") && unreachable("three"),
+        "{doc:#}"
+    );
+    assert!(!unreachable("four"), "{doc:#}");
+    assert_eq!(limits.len(), 1, "{limits:?}");
+    assert!(
+        limits[0].contains(
+            "past the 131072 bytes of ignore files in force in one directory the lint reads \
+             (MAX_IGNORE_BYTES_IN_FORCE)"
+        ),
+        "{limits:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn an_ignore_file_that_is_a_named_pipe_or_a_link_is_not_read_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "src/a.ts", "a\n");
+    write(r, "gen/CLAUDE.md", "Generated.\n");
+    write(r, "elsewhere", "gen/\n");
+    // Before, the walk opened it plainly and waited for a writer forever.
+    let made = Command::new("mkfifo")
+        .arg(r.join(".gitignore"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::os::unix::fs::symlink("../elsewhere", r.join("src/.gitignore")).unwrap();
+    let (code, doc) = lint_bounded(r);
+    assert_eq!(code, 0, "{doc}");
+    let (findings, limits) = kinds(&doc);
+    assert!(
+        findings.contains(&(".gitignore".to_owned(), 1, "lint_limit".to_owned())),
+        "{doc:#}"
+    );
+    assert_eq!(
+        limits,
+        [
+            "not read (not a regular file (a named pipe)), so none of its patterns were \
+             honoured and files it would ignore are linted as files git would track",
+            "not read (a symbolic link, which git does not follow for an ignore file), so \
+             none of its patterns were honoured and files it would ignore are linted as files \
+             git would track",
+        ],
+        "{doc:#}"
+    );
+}
+
+/// The `lint_limit` finding on imports: its file, and the counts its
+/// message gives (imports followed, bytes read, rule files expanded).
+fn import_limit(doc: &serde_json::Value) -> (String, String, [u64; 3]) {
+    let findings = doc["findings"].as_array().unwrap();
+    let limits: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| f["kind"] == "lint_limit")
+        .collect();
+    assert_eq!(limits.len(), 1, "{limits:?}");
+    let message = limits[0]["message"].as_str().unwrap().to_owned();
+    let after = &message[message.find("had followed").unwrap()..];
+    let numbers: Vec<u64> = after
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .take(3)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    (
+        limits[0]["file"].as_str().unwrap().to_owned(),
+        message,
+        [numbers[0], numbers[1], numbers[2]],
+    )
+}
+
+#[test]
+fn the_imports_one_run_follows_are_bounded_and_the_rule_files_left_are_named() {
+    // Sixty rules, each importing the 59 others: each expansion follows
+    // the engine's 1,000 imports (two million for the 2,000 rules of 286
+    // imports each that took 1.26 GB before).
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    let mut names: Vec<String> = (0..60).map(|i| format!("d{i}")).collect();
+    for name in &names {
+        let imports: String = names
+            .iter()
+            .filter(|other| *other != name)
+            .map(|other| format!("@../{other}/CLAUDE.md\n"))
+            .collect();
+        write(
+            r,
+            &format!("{name}/CLAUDE.md"),
+            &format!("Rule {name}.\n{imports}"),
+        );
+    }
+    let (code, doc) = lint_bounded(r);
+    // The cycles are errors.
+    assert_eq!(code, 1, "{}", doc["summary"]);
+    let (file, message, [followed, _, expanded]) = import_limit(&doc);
+    // Checked before each rule file: the limit, plus at most one
+    // expansion's 1,000 imports (and the one refused past them).
+    assert!((50_000..=51_001).contains(&followed), "{message}");
+    assert_eq!(expanded, 50, "{message}");
+    // The rule files are linted in sorted order; the 51st is the first
+    // left unchecked, and the nine after it are counted.
+    names.sort();
+    assert_eq!(file, format!("{}/CLAUDE.md", names[50]));
+    assert!(
+        message.starts_with(
+            "the imports of this rule file and of 9 more rule files after it were not checked"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("reaching the 50000 imports one run follows (MAX_IMPORTS_PER_RUN)"),
+        "{message}"
+    );
+    // At most one finding per import followed.
+    let reported = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "import_not_inlined")
+        .count();
+    assert!(reported as u64 <= followed, "{reported} of {followed}");
+}
+
+#[test]
+fn the_bytes_one_run_reads_through_imports_are_bounded() {
+    // 260 rules importing one file at the engine's size cap: 64 MiB read
+    // after 256 of them.
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path();
+    write(r, "big.md", &"x".repeat(256 * 1024));
+    for i in 0..260 {
+        write(r, &format!("d{i:03}/CLAUDE.md"), "See @../big.md\n");
+    }
+    let (code, doc) = lint_bounded(r);
+    assert_eq!(code, 0, "{}", doc["summary"]);
+    let (file, message, [followed, bytes, expanded]) = import_limit(&doc);
+    assert_eq!(
+        (followed, bytes, expanded),
+        (256, 64 << 20, 256),
+        "{message}"
+    );
+    assert_eq!(file, "d256/CLAUDE.md");
+    assert!(
+        message.contains(
+            "and of 3 more rule files after it were not checked: the lint had followed 256 \
+             imports (67108864 bytes read) for 256 rule files, reaching the 67108864 bytes of \
+             imported files one run reads (MAX_IMPORT_BYTES_PER_RUN)"
+        ),
+        "{message}"
+    );
+}

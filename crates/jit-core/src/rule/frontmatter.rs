@@ -8,8 +8,9 @@
 //!
 //! # A scoped rule never silently becomes unscoped
 //!
-//! A file whose first non-blank line starts with `---` (after any spaces or
-//! tabs) opens a frontmatter. For a convention with scope keys (`paths:`,
+//! A file whose first non-blank line starts with `---` (after any spaces,
+//! tabs or [hidden characters](invisible), and with hidden characters among
+//! the dashes set aside) opens a frontmatter. For a convention with scope keys (`paths:`,
 //! `globs:`, `applyTo:`) such a file is read with its frontmatter, or refused
 //! with a reason; it is never read as an unscoped body, because the
 //! frontmatter it fails to open may hold a scope. Each damaged shape was
@@ -25,6 +26,10 @@
 //! | more after the dashes (`--- yaml`, `---yaml`, `----`) | `invalid_frontmatter`: not a fence, yet too close to one to be read as body |
 //! | closed with `...` (YAML's end-of-document marker) instead of `---` | read, with a warning to write `---` |
 //! | never closed | `invalid_frontmatter`: where the frontmatter ends cannot be known |
+//! | a hidden character before, among or after the dashes of the opening `---`, after a BOM or not: a format character (`Cf`, the whole category: U+200B ZERO WIDTH SPACE, U+200E LEFT-TO-RIGHT MARK, U+2060 WORD JOINER, U+00AD SOFT HYPHEN, a second U+FEFF, …), a default-ignorable one (U+3164 HANGUL FILLER, a variation selector, …), a control character, a space other than ASCII's (U+00A0 NO-BREAK SPACE, form feed), U+2800 BRAILLE PATTERN BLANK | `invalid_frontmatter`, the line and the code point named (`U+200B ZERO WIDTH SPACE`): the author sees a fence that no other tool sees, and they load the rule everywhere. The set and the reason for each part are in the `invisible` module |
+//! | a line above the opening `---` that looks blank but holds a hidden character other than whitespace | `invalid_frontmatter`, the line and the code point named: it is no blank line to other tools, so for them the file opens with text |
+//! | a hidden character in the closing `---` (or `...`) | `invalid_frontmatter`, the line and the code point named: without it, the frontmatter would run on to some later `---` |
+//! | a scope key with a hidden character (`U+200B` then `paths:`) | `invalid_frontmatter`, the line and the code point named: it is another key, and the rule would load everywhere |
 //! | the frontmatter is over [`MAX_FRONTMATTER_BYTES`], or its YAML over [`MAX_YAML_NODES`], [`MAX_YAML_ALIASES`] or [`MAX_YAML_DEPTH`] | `yaml_too_complex`, refused before (or while) the YAML is parsed, so the cost stays bounded |
 //!
 //! A file whose first non-blank line does not start with `---` has no
@@ -43,6 +48,7 @@ use serde_saphyr::{
 
 use crate::rule::SkipReason;
 
+pub(crate) mod invisible;
 mod plain;
 
 /// The largest frontmatter read, in bytes between the fences. A real
@@ -309,22 +315,30 @@ fn is_document_end(line: &str) -> bool {
     line.trim_end_matches([' ', '\t']) == "..."
 }
 
-/// Whether `line` starts like a fence once leading whitespace (and a stray
-/// BOM) is set aside: `---`, ` ---`, `--- yaml`, `----`.
+/// Whether `line` starts like a fence once its hidden characters and
+/// leading whitespace are set aside: `---`, ` ---`, `--- yaml`, `----`,
+/// `U+200B---`, `-U+200B--`.
 fn is_fence_like(line: &str) -> bool {
-    line.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+    invisible::without_hidden(line)
+        .trim_start()
         .starts_with("---")
 }
 
-/// Whether the first non-blank line of `text` starts like a fence: a file
-/// that does is never read as a body without a frontmatter when its
-/// convention has scope keys. Line breaks are `\n`, `\r\n` or a bare `\r`;
-/// a leading BOM is skipped.
+/// Whether `line` shows nothing: whitespace and hidden characters only.
+fn looks_blank(line: &str) -> bool {
+    line.chars()
+        .all(|c| c.is_whitespace() || invisible::is_hidden(c))
+}
+
+/// Whether the first line of `text` that shows something starts like a
+/// fence: a file that does is never read as a body without a frontmatter
+/// when its convention has scope keys. Line breaks are `\n`, `\r\n` or a
+/// bare `\r`; a leading BOM is skipped.
 #[doc(hidden)]
 pub fn opens_like_frontmatter(text: &str) -> bool {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     text.split(['\n', '\r'])
-        .find(|line| !line.trim().is_empty())
+        .find(|line| !looks_blank(line))
         .is_some_and(is_fence_like)
 }
 
@@ -394,6 +408,10 @@ pub(crate) fn parse(text: &str, scope_keys: &[&str]) -> Result<Parsed, Frontmatt
         )));
     }
     let frontmatter = parse_yaml(block.yaml, block.first_line, scope_keys, &mut warnings)?;
+    if let Some(message) = hidden_scope_key(&frontmatter, block.yaml, block.first_line, scope_keys)
+    {
+        return Err(FrontmatterError::invalid(message));
+    }
     Ok(Parsed {
         frontmatter,
         body: block.body.to_owned(),
@@ -436,13 +454,19 @@ fn split_fences<'a>(
     let mut lines = text.split_inclusive('\n');
     let mut offset = 0;
     let mut line_no = 0;
+    // The first line above the fence that looks blank but is not (a
+    // zero-width space alone, say), with its first hidden character.
+    let mut hidden_above: Option<(usize, char)> = None;
     let opening = loop {
         let Some(line) = lines.next() else {
             return Ok(None);
         };
         line_no += 1;
-        if !line.trim().is_empty() {
+        if !looks_blank(line) {
             break line;
+        }
+        if hidden_above.is_none() && !line.trim().is_empty() {
+            hidden_above = invisible::first_hidden(line).map(|(_, c)| (line_no, c));
         }
         offset += line.len();
     };
@@ -450,20 +474,7 @@ fn split_fences<'a>(
     if !is_fence_like(fence) {
         return Ok(None);
     }
-    if fence.starts_with(|c: char| c.is_whitespace()) {
-        return Err(format!(
-            "line {line_no} `{}` is an indented `---`, which does not open a frontmatter: \
-             a fence is `---` at the start of its line",
-            shown(fence)
-        ));
-    }
-    if !is_fence(fence) {
-        return Err(format!(
-            "line {line_no} `{}` opens like a frontmatter fence, but a fence is `---` alone \
-             on its line",
-            shown(fence)
-        ));
-    }
+    judge_opening(fence, line_no, hidden_above)?;
     let open_line = line_no;
     let yaml_start = offset + opening.len();
     let mut end = yaml_start;
@@ -471,6 +482,9 @@ fn split_fences<'a>(
         line_no += 1;
         let content = line.trim_end_matches('\n');
         let closes_with_dots = is_document_end(content);
+        if !closes_with_dots && !is_fence(content) {
+            hidden_in_closing_fence(content, line_no, open_line)?;
+        }
         if is_fence(content) || closes_with_dots {
             if open_line > 1 {
                 warnings.push(format!(
@@ -497,6 +511,104 @@ fn split_fences<'a>(
         "line {open_line} opens a frontmatter with `---`, but no later line closes it: \
          add a `---` line where the frontmatter ends"
     ))
+}
+
+/// Whether `fence`, the first line that shows something (line `line_no`)
+/// and starts like a fence, opens a frontmatter: an error naming the
+/// damage when it does not. `hidden_above` is the first line above it that
+/// looks blank but holds a hidden character, with that character.
+fn judge_opening(
+    fence: &str,
+    line_no: usize,
+    hidden_above: Option<(usize, char)>,
+) -> Result<(), String> {
+    if let Some((at, c)) = hidden_above {
+        return Err(format!(
+            "line {at} looks blank but holds {}, an invisible character, above the `---` on \
+             line {line_no}: other tools see text there, not a frontmatter, and load the rule \
+             everywhere; delete the character",
+            invisible::name(c)
+        ));
+    }
+    if let Some((column, c)) = invisible::first_hidden(fence) {
+        let dashes_before = fence.chars().take(column).filter(|&c| c == '-').count();
+        let place = match dashes_before {
+            0 => "before",
+            1 | 2 => "among the dashes of",
+            _ => "after",
+        };
+        return Err(format!(
+            "line {line_no} `{}` has {}, an invisible character, {place} its `---`: a fence is \
+             `---` alone on its line, and other tools see no fence here and load the rule \
+             everywhere; delete the character",
+            shown(fence),
+            invisible::name(c)
+        ));
+    }
+    if fence.starts_with(|c: char| c.is_whitespace()) {
+        return Err(format!(
+            "line {line_no} `{}` is an indented `---`, which does not open a frontmatter: \
+             a fence is `---` at the start of its line",
+            shown(fence)
+        ));
+    }
+    if !is_fence(fence) {
+        return Err(format!(
+            "line {line_no} `{}` opens like a frontmatter fence, but a fence is `---` alone \
+             on its line",
+            shown(fence)
+        ));
+    }
+    Ok(())
+}
+
+/// An error when `line` (line `line_no`) would close the frontmatter
+/// opened on line `open_line` but for a hidden character: without the
+/// refusal the frontmatter would run on to some later `---`.
+fn hidden_in_closing_fence(line: &str, line_no: usize, open_line: usize) -> Result<(), String> {
+    let Some((_, c)) = invisible::first_hidden(line) else {
+        return Ok(());
+    };
+    let visible = invisible::without_hidden(line);
+    if !is_fence(&visible) && !is_document_end(&visible) {
+        return Ok(());
+    }
+    Err(format!(
+        "line {line_no} `{}` has {}, an invisible character, in the `{}` that closes the \
+         frontmatter opened on line {open_line}: other tools see no closing fence there; \
+         delete the character",
+        shown(line),
+        invisible::name(c),
+        visible.trim_end_matches([' ', '\t'])
+    ))
+}
+
+/// A message when a key of `frontmatter` is one of `scope_keys` but for a
+/// hidden character (`U+200B` then `paths`): read as another key, it would
+/// leave the rule unscoped.
+fn hidden_scope_key(
+    frontmatter: &Frontmatter,
+    yaml: &str,
+    first_line: usize,
+    scope_keys: &[&str],
+) -> Option<String> {
+    frontmatter.values.keys().find_map(|key| {
+        let (_, c) = invisible::first_hidden(key)?;
+        let visible = invisible::without_hidden(key);
+        let meant = scope_keys
+            .iter()
+            .find(|k| **k == visible.trim() && !frontmatter.values.contains_key(**k))?;
+        let line = yaml
+            .lines()
+            .position(|line| line.contains(key.as_str()))
+            .map_or(first_line, |i| first_line + i);
+        Some(format!(
+            "line {line}: the key `{}` has {}, an invisible character, so it is not `{meant}` \
+             and the rule would load everywhere; delete the character",
+            shown(key),
+            invisible::name(c)
+        ))
+    })
 }
 
 fn parse_yaml(
@@ -965,6 +1077,79 @@ mod tests {
             assert_eq!(err.reason, SkipReason::InvalidFrontmatter, "{text:?}");
             assert!(err.message.contains("line "), "{text:?}: {}", err.message);
         }
+        // A hidden character: refused, the line and the code point named.
+        for (text, said) in [
+            (
+                "\u{200b}---\npaths: src/**\n---\n",
+                "line 1 `\\u{200b}---` has U+200B ZERO WIDTH SPACE, an invisible character, before",
+            ),
+            (
+                "\u{feff}\u{200b}---\npaths: src/**\n---\n",
+                "U+200B ZERO WIDTH SPACE, an invisible character, before",
+            ),
+            (
+                "\u{feff}\u{feff}---\npaths: src/**\n---\n",
+                "U+FEFF ZERO WIDTH NO-BREAK SPACE, an invisible character, before",
+            ),
+            (
+                "-\u{ad}--\npaths: src/**\n---\n",
+                "U+00AD SOFT HYPHEN, an invisible character, among the dashes",
+            ),
+            (
+                "---\u{2060}\npaths: src/**\n---\n",
+                "U+2060 WORD JOINER, an invisible character, after",
+            ),
+            ("\u{a0}---\npaths: src/**\n---\n", "U+00A0 NO-BREAK SPACE"),
+            ("\u{c}---\npaths: src/**\n---\n", "U+000C FORM FEED"),
+            ("\u{3164}---\npaths: src/**\n---\n", "U+3164 HANGUL FILLER"),
+            (
+                "\u{200e}\n\n---\npaths: src/**\n---\n",
+                "line 1 looks blank but holds U+200E LEFT-TO-RIGHT MARK, an invisible character, above the `---` on line 3",
+            ),
+            (
+                "---\npaths: src/**\n\u{200b}---\nbody\n---\n",
+                "line 3 `\\u{200b}---` has U+200B ZERO WIDTH SPACE, an invisible character, in the `---` that closes the frontmatter opened on line 1",
+            ),
+            (
+                "---\npaths: src/**\n..\u{200c}.\nbody\n---\n",
+                "in the `...` that closes",
+            ),
+            (
+                "---\n\u{200b}paths: [src/**]\n---\nbody\n",
+                "line 2: the key `\\u{200b}paths` has U+200B ZERO WIDTH SPACE, an invisible character, so it is not `paths`",
+            ),
+        ] {
+            let err = parse(text, &["paths"]).unwrap_err();
+            assert_eq!(err.reason, SkipReason::InvalidFrontmatter, "{text:?}");
+            assert!(err.message.contains(said), "{text:?}: {}", err.message);
+        }
+        // Hidden characters that open no fence change nothing: a line of
+        // whitespace is blank, a hidden character in text is text.
+        scoped("\u{a0}\n---\npaths: src/**\n---\n", 1);
+        scoped("---\ndescription: a\u{200d}b\npaths: src/**\n---\n", 0);
+        check(
+            "\u{200b}\n# Title\n---\npaths: src/**\n---\n",
+            Patterns::Absent,
+            0,
+        );
+        check("# Ti\u{200b}tle\n---\n", Patterns::Absent, 0);
+        // Without scope keys nothing is lost: the file is read, with the
+        // character named in a warning.
+        let parsed = parse("\u{200b}---\npaths: src/**\n---\n", &[]).unwrap();
+        assert!(
+            parsed.warnings[0].contains("U+200B"),
+            "{:?}",
+            parsed.warnings
+        );
+        // What the fuzz target holds the parser to sees them the same way.
+        for text in [
+            "\u{200b}---\n",
+            "\u{200b}\n-\u{ad}--\n",
+            "\u{feff}\u{2060}---",
+        ] {
+            assert!(opens_like_frontmatter(text), "{text:?}");
+        }
+        assert!(!opens_like_frontmatter("\u{200b}\n# Title\n---\n"));
         // A later `---` is a markdown rule line, not a frontmatter.
         check("# Title\n---\npaths: src/**\n---\n", Patterns::Absent, 0);
     }

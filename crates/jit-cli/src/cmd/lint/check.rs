@@ -14,6 +14,7 @@ use jit_imports::{ImportStatus, Policy};
 use super::conventions;
 use super::finding::{Finding, Kind};
 use super::repo::{Repo, join};
+use super::walk::{Cut, IgnoreCut, MAX_IGNORE_BYTES_IN_FORCE, MAX_IGNORE_FILE_BYTES};
 
 /// One rule file to check: the file and the source that names it.
 struct Candidate<'s> {
@@ -21,7 +22,87 @@ struct Candidate<'s> {
     source: &'s dyn RuleSource,
 }
 
+/// The most imports the expansions of one `jit lint` run follow, over all
+/// its rule files, nested imports included. Each rule file's imports are
+/// expanded as the engine expands them, up to the engine's own limit per
+/// expansion (`jit_imports::DEFAULT_MAX_IMPORTS`, 1,000), so a run of
+/// rule files that import each other (2,000 rules, each importing 286
+/// others) would follow two million imports and report each too-deep one.
+/// The limit is checked before each rule file: a run follows at most this
+/// many plus one expansion's. Real projects follow a few hundred.
+const MAX_IMPORTS_PER_RUN: usize = 50_000;
+
+/// The most bytes the import expansions of one `jit lint` run read, over
+/// all its rule files; checked with [`MAX_IMPORTS_PER_RUN`].
+const MAX_IMPORT_BYTES_PER_RUN: u64 = 64 * 1024 * 1024;
+
+/// The import work of one run, and the rule files whose imports were not
+/// checked once it reached a limit.
+#[derive(Debug, Default)]
+struct ImportWork {
+    /// Imports followed, nested ones included.
+    followed: usize,
+    /// Bytes read from imported files.
+    bytes: u64,
+    /// Rule files whose imports were expanded.
+    expanded: usize,
+    /// Rule files with imports left unchecked, in the order met.
+    skipped: Vec<String>,
+}
+
+impl ImportWork {
+    /// The limit reached, said for a person; `None` while neither is.
+    fn limit_reached(&self) -> Option<String> {
+        if self.followed >= MAX_IMPORTS_PER_RUN {
+            Some(format!(
+                "the {MAX_IMPORTS_PER_RUN} imports one run follows (MAX_IMPORTS_PER_RUN)"
+            ))
+        } else if self.bytes >= MAX_IMPORT_BYTES_PER_RUN {
+            Some(format!(
+                "the {MAX_IMPORT_BYTES_PER_RUN} bytes of imported files one run reads \
+                 (MAX_IMPORT_BYTES_PER_RUN)"
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// One `lint_limit` finding naming the limit and the rule files whose
+    /// imports were not checked.
+    fn finding(&self) -> Option<Finding> {
+        let first = self.skipped.first()?;
+        let limit = self.limit_reached().unwrap_or_default();
+        let more = match self.skipped.len() - 1 {
+            0 => String::new(),
+            n => format!(" and of {n} more rule files after it"),
+        };
+        Some(Finding::new(
+            first,
+            1,
+            Kind::LintLimit,
+            format!(
+                "the imports of this rule file{more} were not checked: the lint had followed \
+                 {} imports ({} bytes read) for {} rule files, reaching {limit}; check one \
+                 with `jit imports FILE`",
+                self.followed, self.bytes, self.expanded
+            ),
+        ))
+    }
+}
+
+/// What the pass over the rule files collects besides findings.
+#[derive(Debug, Default)]
+struct Pass {
+    /// The scoped rules, for the dead-scope pass.
+    scoped: Vec<Scoped>,
+    /// Each text met, with the first file that holds it.
+    texts: HashMap<String, String>,
+    /// The import work so far.
+    imports: ImportWork,
+}
+
 /// A scoped rule's patterns, each with its line, for the dead-scope pass.
+#[derive(Debug)]
 struct Scoped {
     file: String,
     patterns: Vec<(String, usize)>,
@@ -40,8 +121,7 @@ pub(super) fn present<'s>(repo: &Repo, sources: &[&'s dyn RuleSource]) -> Vec<&'
 pub(super) fn lint(repo: &Repo, sources: &[&dyn RuleSource]) -> Vec<Finding> {
     let mut findings = Vec::new();
     let candidates = candidates(repo, sources, &mut findings);
-    let mut scoped = Vec::new();
-    let mut texts: HashMap<String, String> = HashMap::new();
+    let mut pass = Pass::default();
     let mut seen_real: HashMap<std::path::PathBuf, String> = HashMap::new();
     for candidate in &candidates {
         let path = repo.root.join(&candidate.file);
@@ -51,23 +131,59 @@ pub(super) fn lint(repo: &Repo, sources: &[&dyn RuleSource]) -> Vec<Finding> {
         {
             continue;
         }
-        check_file(
-            repo,
-            candidate,
-            &path,
-            &mut findings,
-            &mut scoped,
-            &mut texts,
-        );
+        check_file(repo, candidate, &path, &mut findings, &mut pass);
     }
+    findings.extend(pass.imports.finding());
+    findings.extend(repo.ignore_cuts.iter().map(ignore_cut));
     for (dir, names) in &repo.dirs {
         findings.extend(conventions::shadowed(sources, dir, names));
     }
-    dead_scopes(repo, &scoped, &mut findings);
+    dead_scopes(repo, &pass.scoped, &mut findings);
     stray_rules(repo, sources, &mut findings);
     findings.sort();
     findings.dedup();
     findings
+}
+
+/// The `lint_limit` finding of an ignore file the walk honoured only in
+/// part, or not at all.
+fn ignore_cut(cut: &IgnoreCut) -> Finding {
+    let unread = "files it would ignore are linted as files git would track";
+    let (line, message) = match &cut.cut {
+        Cut::TooLarge {
+            size,
+            lines,
+            in_force,
+        } => {
+            let limit = match in_force {
+                None => format!(
+                    "over the {MAX_IGNORE_FILE_BYTES} bytes of one ignore file the lint reads \
+                     (MAX_IGNORE_FILE_BYTES)"
+                ),
+                Some(above) => format!(
+                    "past the {MAX_IGNORE_BYTES_IN_FORCE} bytes of ignore files in force in one \
+                     directory the lint reads (MAX_IGNORE_BYTES_IN_FORCE), of which the ignore \
+                     files in force before it hold {above}"
+                ),
+            };
+            let kept = match lines {
+                0 => "none of its lines were honoured".to_owned(),
+                n => format!(
+                    "its first {n} lines were honoured and the rest, from line {}, were not",
+                    n + 1
+                ),
+            };
+            (
+                lines + 1,
+                format!("{size} bytes, {limit}: {kept}, so {unread}; git reads the whole file"),
+            )
+        }
+        Cut::Unread(why) => (
+            1,
+            format!("not read ({why}), so none of its patterns were honoured and {unread}"),
+        ),
+    };
+    Finding::new(&cut.file, line, Kind::LintLimit, message)
 }
 
 /// The rule files of `sources` in the directories the walk entered, in
@@ -188,6 +304,45 @@ fn list_folder(repo: &Repo, folder: &str, recursive: bool, out: &mut Vec<String>
     }
 }
 
+/// `unknown_key` findings for the frontmatter of `check`; a key that holds
+/// a character a reader does not see is named with it.
+fn unknown_keys(
+    source: &dyn RuleSource,
+    file: &str,
+    check: &jit_core::RuleCheck,
+    findings: &mut Vec<Finding>,
+) {
+    let refused = check.verdict.is_err();
+    for finding in conventions::unknown_keys(source, file, check) {
+        match invisible_named(&finding.message) {
+            None => findings.push(finding),
+            // The refusal names the character already.
+            Some(_) if refused => {}
+            Some(message) => findings.push(Finding { message, ..finding }),
+        }
+    }
+}
+
+/// `message` with each character a reader does not see written as an
+/// escape (`\u{200b}`), and the first of them named, or `None` when it
+/// holds none: a key such as `U+200B` then `paths` must not print as
+/// `paths`.
+fn invisible_named(message: &str) -> Option<String> {
+    let named = message.chars().find_map(jit_core::invisible_character)?;
+    let mut out = String::with_capacity(message.len() + 64);
+    for c in message.chars() {
+        if jit_core::invisible_character(c).is_some() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out.push_str(&format!(
+        " (the key holds {named}, an invisible character: delete it)"
+    ));
+    Some(out)
+}
+
 /// The first `line N` a message names.
 fn line_in(message: &str) -> Option<usize> {
     let at = message.find("line ")?;
@@ -203,8 +358,7 @@ fn check_file(
     candidate: &Candidate<'_>,
     path: &Utf8Path,
     findings: &mut Vec<Finding>,
-    scoped: &mut Vec<Scoped>,
-    texts: &mut HashMap<String, String>,
+    pass: &mut Pass,
 ) {
     let file = candidate.file.as_str();
     let source = candidate.source;
@@ -280,7 +434,7 @@ fn check_file(
     };
     let normal = text.trim().replace("\r\n", "\n");
     if !normal.is_empty() {
-        if let Some(first) = texts.get(&normal) {
+        if let Some(first) = pass.texts.get(&normal) {
             findings.push(Finding::new(
                 file,
                 1,
@@ -288,13 +442,13 @@ fn check_file(
                 format!("the same text as {first}: an agent that loads both reads it twice; keep one and import it from the other"),
             ));
         } else {
-            texts.insert(normal, file.to_owned());
+            pass.texts.insert(normal, file.to_owned());
         }
     }
 
     let check = check_rule_text(&text, source);
     let fence = check.frontmatter_lines.map_or(1, |(open, _)| open);
-    findings.extend(conventions::unknown_keys(source, file, &check));
+    unknown_keys(source, file, &check, findings);
     match &check.verdict {
         Err((reason, detail)) => {
             let kind = match reason {
@@ -350,7 +504,7 @@ fn check_file(
         }
         Ok(RuleScopeCheck::Paths(patterns)) => {
             let key = scope_key_of(source, &check);
-            scoped.push(Scoped {
+            pass.scoped.push(Scoped {
                 file: file.to_owned(),
                 patterns: patterns
                     .iter()
@@ -380,7 +534,7 @@ fn check_file(
         ));
     }
     if conventions::takes_imports(source) && check.body.contains('@') {
-        imports(repo, file, path, &check.body, check.body_line, findings);
+        imports(repo, file, path, &check, &mut pass.imports, findings);
     }
 }
 
@@ -396,21 +550,30 @@ fn scope_key_of(source: &dyn RuleSource, check: &jit_core::RuleCheck) -> String 
 }
 
 /// Findings for the `@imports` of one rule's body, expanded as the engine
-/// expands them.
+/// expands them; none, and the file noted as skipped, once the run's
+/// import work has reached a limit.
 fn imports(
     repo: &Repo,
     file: &str,
     path: &Utf8Path,
-    body: &str,
-    body_line: usize,
+    check: &jit_core::RuleCheck,
+    work: &mut ImportWork,
     findings: &mut Vec<Finding>,
 ) {
+    if work.limit_reached().is_some() {
+        work.skipped.push(file.to_owned());
+        return;
+    }
+    let body_line = check.body_line;
     let expansion = jit_imports::expand(
         path.as_std_path(),
-        body,
+        &check.body,
         repo.root.as_std_path(),
         &Policy::default(),
     );
+    work.followed += expansion.imports.len();
+    work.bytes += expansion.bytes_read;
+    work.expanded += 1;
     let real = fs::canonicalize(path).ok();
     for diagnostic in &expansion.diagnostics {
         let kind = match diagnostic.status {

@@ -40,6 +40,9 @@ pub(crate) enum Kind {
     Shadowed,
     /// A rule the engine never reaches.
     Unreachable,
+    /// The linter stopped at one of its limits (an ignore file's size, the
+    /// imports one run follows): what it did not check is named.
+    LintLimit,
 }
 
 impl Kind {
@@ -61,6 +64,7 @@ impl Kind {
             Kind::ManualOnly => "manual_only",
             Kind::Shadowed => "shadowed",
             Kind::Unreachable => "unreachable",
+            Kind::LintLimit => "lint_limit",
         }
     }
 
@@ -80,7 +84,8 @@ impl Kind {
             | Kind::ImportNotInlined
             | Kind::EmptyRule
             | Kind::DuplicateRule
-            | Kind::Unreachable => Severity::Warning,
+            | Kind::Unreachable
+            | Kind::LintLimit => Severity::Warning,
             Kind::ManualOnly | Kind::Shadowed => Severity::Info,
         }
     }
@@ -109,11 +114,15 @@ impl Kind {
             Kind::ManualOnly => "The rule is attached by hand only, never automatically.",
             Kind::Shadowed => "The rule is hidden by another file in the same directory.",
             Kind::Unreachable => "The rule is in a place the engine never reaches.",
+            Kind::LintLimit => {
+                "The linter stopped at one of its limits; the finding names the limit and what \
+                 was not checked."
+            }
         }
     }
 
     /// Every kind, in order.
-    pub(crate) const ALL: [Kind; 15] = [
+    pub(crate) const ALL: [Kind; 16] = [
         Kind::InvalidFrontmatter,
         Kind::FrontmatterWarning,
         Kind::UnknownKey,
@@ -129,6 +138,7 @@ impl Kind {
         Kind::ManualOnly,
         Kind::Shadowed,
         Kind::Unreachable,
+        Kind::LintLimit,
     ];
 }
 

@@ -16,6 +16,7 @@ mod conventions;
 mod finding;
 mod repo;
 mod sarif;
+mod walk;
 
 use finding::{Finding, Summary};
 

@@ -27,11 +27,14 @@ pub(super) struct Repo {
     pub skipped_dirs: Vec<String>,
     /// Whether the root is inside a git worktree.
     pub git: bool,
+    /// Ignore files the walk honoured only in part, or not at all.
+    pub ignore_cuts: Vec<super::walk::IgnoreCut>,
 }
 
 impl Repo {
     /// Scans `root`: the git index (when there is one) plus a walk that
-    /// honours `.gitignore`, `.git/info/exclude` and the global excludes.
+    /// honours `.gitignore`, `.git/info/exclude` and the global excludes
+    /// (see [`super::walk`]).
     pub(super) fn scan(root: &Utf8Path) -> anyhow::Result<Repo> {
         let mut files: BTreeSet<String> = BTreeSet::new();
         let git = match jit_git::GitChanges::new().tracked_files(root.as_std_path()) {
@@ -41,50 +44,12 @@ impl Repo {
             }
             Err(_) => false,
         };
-        let mut dirs: Vec<String> = Vec::new();
-        let walk = ignore::WalkBuilder::new(root)
-            .hidden(false)
-            .parents(true)
-            .require_git(false)
-            .filter_entry(|entry| entry.file_name() != ".git")
-            .build();
-        for entry in walk {
-            // An unreadable directory is the engine's business (it reports
-            // `unreadable`); the list of files only loses what is in it.
-            let Ok(entry) = entry else { continue };
-            let Ok(rel) = entry.path().strip_prefix(root.as_std_path()) else {
-                continue;
-            };
-            let Some(rel) = rel.to_str() else { continue };
-            let rel = slash(rel);
-            if entry.file_type().is_some_and(|t| t.is_dir()) {
-                dirs.push(rel);
-            } else {
-                files.insert(rel);
-            }
-        }
-        dirs.sort();
-        let entered: HashSet<&str> = dirs.iter().map(String::as_str).collect();
-        let mut listed = Vec::with_capacity(dirs.len());
-        let mut skipped_dirs = Vec::new();
-        for dir in &dirs {
-            let mut names = HashSet::new();
-            if let Ok(entries) = fs::read_dir(root.join(dir)) {
-                for entry in entries.flatten() {
-                    let Ok(name) = entry.file_name().into_string() else {
-                        continue;
-                    };
-                    if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                        let child = join(dir, &name);
-                        if !entered.contains(child.as_str()) {
-                            skipped_dirs.push(child);
-                        }
-                    }
-                    names.insert(name);
-                }
-            }
-            listed.push((dir.clone(), names));
-        }
+        let global = ignore::gitignore::gitconfig_excludes_path();
+        let walked = super::walk::walk(root, global);
+        files.extend(walked.files);
+        let mut listed = walked.dirs;
+        listed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut skipped_dirs = walked.skipped_dirs;
         skipped_dirs.sort();
         Ok(Repo {
             root: root.to_owned(),
@@ -92,6 +57,7 @@ impl Repo {
             dirs: listed,
             skipped_dirs,
             git,
+            ignore_cuts: walked.cuts,
         })
     }
 
@@ -159,13 +125,5 @@ pub(super) fn join(dir: &str, name: &str) -> String {
         name.to_owned()
     } else {
         format!("{dir}/{name}")
-    }
-}
-
-fn slash(rel: &str) -> String {
-    if std::path::MAIN_SEPARATOR == '/' {
-        rel.to_owned()
-    } else {
-        rel.replace(std::path::MAIN_SEPARATOR, "/")
     }
 }
