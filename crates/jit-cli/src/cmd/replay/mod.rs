@@ -117,23 +117,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut out = output::stdout();
     for (i, path) in transcripts.iter().enumerate() {
         let trace = transcript::read(path, args.format)?;
-        let root = match &root {
-            Some(root) => root.clone(),
-            None => default_root(&trace, &cwd, home.as_deref())?,
-        };
         let mut maps = args.maps.clone();
-        // A transcript recorded in another checkout replays on this one.
-        if let Some(first) = &trace.first_cwd
-            && !first.starts_with(&root)
-        {
-            let session_dir = crate::project::default_root(first);
-            if !maps.iter().any(|(from, _)| from == &session_dir) {
-                maps.push((session_dir, root.clone()));
-            }
-        }
-        if !root.is_dir() {
-            bail!("the root {root} is not a directory; give the checkout with --root");
-        }
+        let root = replay_root(&trace, root.as_ref(), &cwd, home.as_deref(), &mut maps)?;
         let options = Options {
             root,
             maps,
@@ -168,6 +153,35 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The checkout `trace` replays on: `root` (`--root`) when given, else
+/// [`default_root`]. A transcript recorded in another checkout replays on
+/// this one: its first working directory's project is mapped onto the root
+/// in `maps`, unless a map for it is there already.
+fn replay_root(
+    trace: &Trace,
+    root: Option<&Utf8PathBuf>,
+    cwd: &Utf8Path,
+    home: Option<&Path>,
+    maps: &mut Vec<(Utf8PathBuf, Utf8PathBuf)>,
+) -> anyhow::Result<Utf8PathBuf> {
+    let root = match root {
+        Some(root) => root.clone(),
+        None => default_root(trace, cwd, home)?,
+    };
+    if let Some(first) = &trace.first_cwd
+        && !first.starts_with(&root)
+    {
+        let session_dir = crate::project::default_root(first);
+        if !maps.iter().any(|(from, _)| from == &session_dir) {
+            maps.push((session_dir, root.clone()));
+        }
+    }
+    if !root.is_dir() {
+        bail!("the root {root} is not a directory; give the checkout with --root");
+    }
+    Ok(root)
 }
 
 /// `--events FILE`, from `cwd` when relative, checked before the run:
@@ -399,6 +413,17 @@ fn write_report(
             )?;
         }
     }
+    let mut notes = notes(s);
+    notes.push("~tokens = bytes ÷ 4, an estimate for ASCII-heavy text, not a count".to_owned());
+    writeln!(out)?;
+    for note in notes {
+        writeln!(out, "note: {note}")?;
+    }
+    Ok(())
+}
+
+/// The notes under a report: what was counted and not replayed.
+fn notes(s: &simulate::Summary) -> Vec<String> {
     let mut notes = Vec::new();
     if !s.unknown_tools.is_empty() {
         let names: Vec<String> = s
@@ -436,12 +461,7 @@ fn write_report(
             s.malformed_calls
         ));
     }
-    notes.push("~tokens = bytes ÷ 4, an estimate for ASCII-heavy text, not a count".to_owned());
-    writeln!(out)?;
-    for note in notes {
-        writeln!(out, "note: {note}")?;
-    }
-    Ok(())
+    notes
 }
 
 /// Bytes for people: `640 B`, `12.3 KB`.

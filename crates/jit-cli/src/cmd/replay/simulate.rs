@@ -520,8 +520,34 @@ impl Run {
         }
     }
 
+    /// The rules jit injected after a tool reached them that the agent had
+    /// not loaded by itself by then, each once, at its first step.
+    fn missed_by_native(&self) -> Vec<Missed> {
+        let mut missed: Vec<Missed> = Vec::new();
+        for (step, file, attribution, trigger) in &self.injections {
+            if *attribution == Attribution::SessionStart || *step == 0 {
+                continue;
+            }
+            let loaded_before = self.native_first.get(file).is_some_and(|s| s <= step);
+            if !loaded_before && !missed.iter().any(|m| m.file == *file) {
+                missed.push(Missed {
+                    file: file.clone(),
+                    first_step: *step,
+                    trigger: trigger.clone(),
+                });
+            }
+        }
+        missed
+    }
+
     fn finish(self, trace: &Trace, eager: (u64, u64, Vec<String>)) -> Replay {
         let (eager_rules, eager_bytes, eager_files) = eager;
+        let known = trace.records_native;
+        let missed = if known {
+            self.missed_by_native()
+        } else {
+            Vec::new()
+        };
         let counts = self.summary_counts;
         let steps_run = counts.batches;
         let mut resident: Vec<u64> = self
@@ -553,23 +579,6 @@ impl Run {
             .filter(|f| jit_files.binary_search(&f.as_str()).is_err())
             .count() as u64;
 
-        let known = trace.records_native;
-        let mut missed: Vec<Missed> = Vec::new();
-        if known {
-            for (step, file, attribution, trigger) in &self.injections {
-                if *attribution == Attribution::SessionStart || *step == 0 {
-                    continue;
-                }
-                let loaded_before = self.native_first.get(file).is_some_and(|s| s <= step);
-                if !loaded_before && !missed.iter().any(|m| m.file == *file) {
-                    missed.push(Missed {
-                        file: file.clone(),
-                        first_step: *step,
-                        trigger: trigger.clone(),
-                    });
-                }
-            }
-        }
         let mut channels = vec![Channel::Main.label()];
         channels.extend(
             self.subagents

@@ -428,63 +428,7 @@ impl ClaudeReader {
         }
         match record.get("type").and_then(Value::as_str) {
             Some("assistant") => {
-                let message = record.get("message");
-                let id = message
-                    .and_then(|m| m.get("id"))
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .or_else(|| {
-                        record
-                            .get("uuid")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned)
-                    })
-                    .unwrap_or_default();
-                let Some(content) = message
-                    .and_then(|m| m.get("content"))
-                    .and_then(Value::as_array)
-                else {
-                    if message.is_none() {
-                        trace.skipped_records += 1;
-                    }
-                    return;
-                };
-                for block in content {
-                    if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-                        continue;
-                    }
-                    let (Some(name), Some(input)) = (
-                        block.get("name").and_then(Value::as_str),
-                        block.get("input"),
-                    ) else {
-                        trace.skipped_records += 1;
-                        continue;
-                    };
-                    let call = Call {
-                        tool: name.to_owned(),
-                        input: input.clone(),
-                    };
-                    match &self.open {
-                        Some((open_id, open_channel, at))
-                            if *open_id == id && *open_channel == channel =>
-                        {
-                            if let Item::Batch { calls, .. } = &mut self.items[*at].1 {
-                                calls.push(call);
-                            }
-                        }
-                        _ => {
-                            self.open = Some((id.clone(), channel.clone(), self.items.len()));
-                            self.items.push((
-                                last_time.clone(),
-                                Item::Batch {
-                                    channel: channel.clone(),
-                                    cwd: cwd.clone(),
-                                    calls: vec![call],
-                                },
-                            ));
-                        }
-                    }
-                }
+                self.assistant(record, &channel, cwd.as_ref(), last_time, trace);
             }
             Some("system") => {
                 if record.get("subtype").and_then(Value::as_str) == Some("compact_boundary") {
@@ -493,38 +437,111 @@ impl ClaudeReader {
                         .push((last_time.clone(), Item::Compact { channel }));
                 }
             }
-            Some("attachment") => {
-                let attachment = record.get("attachment").unwrap_or(record);
-                match attachment.get("type").and_then(Value::as_str) {
-                    Some("nested_memory") => {
-                        trace.records_native = true;
-                        let path = attachment.get("path").and_then(Value::as_str);
-                        let bytes = attachment
-                            .get("content")
-                            .and_then(Value::as_str)
-                            .map_or(0, |c| c.len() as u64);
-                        match path {
-                            Some(path) if !path.is_empty() => self.items.push((
-                                last_time.clone(),
-                                Item::Native {
-                                    channel,
-                                    path: Utf8PathBuf::from(path),
-                                    bytes,
-                                },
-                            )),
-                            _ => trace.skipped_records += 1,
-                        }
-                    }
-                    Some("hook_additional_context") => trace.hook_contexts += 1,
-                    // Other attachments (files, diagnostics, todos) are
-                    // no rules.
-                    Some(_) => {}
-                    None => trace.skipped_records += 1,
-                }
-            }
+            Some("attachment") => self.attachment(record, channel, last_time, trace),
             // Known records that hold no tool call.
             Some("user" | "summary" | "progress" | "file-history-snapshot") => {}
             _ => trace.skipped_records += 1,
+        }
+    }
+
+    /// An assistant record: its tool calls, one batch per message (calls
+    /// of one message may come in several records).
+    fn assistant(
+        &mut self,
+        record: &Value,
+        channel: &Channel,
+        cwd: Option<&Utf8PathBuf>,
+        last_time: &str,
+        trace: &mut Trace,
+    ) {
+        let message = record.get("message");
+        let id = message
+            .and_then(|m| m.get("id"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| {
+                record
+                    .get("uuid")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        let Some(content) = message
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_array)
+        else {
+            if message.is_none() {
+                trace.skipped_records += 1;
+            }
+            return;
+        };
+        for block in content {
+            if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
+            }
+            let (Some(name), Some(input)) = (
+                block.get("name").and_then(Value::as_str),
+                block.get("input"),
+            ) else {
+                trace.skipped_records += 1;
+                continue;
+            };
+            let call = Call {
+                tool: name.to_owned(),
+                input: input.clone(),
+            };
+            match &self.open {
+                Some((open_id, open_channel, at))
+                    if *open_id == id && *open_channel == *channel =>
+                {
+                    if let Item::Batch { calls, .. } = &mut self.items[*at].1 {
+                        calls.push(call);
+                    }
+                }
+                _ => {
+                    self.open = Some((id.clone(), channel.clone(), self.items.len()));
+                    self.items.push((
+                        last_time.to_owned(),
+                        Item::Batch {
+                            channel: channel.clone(),
+                            cwd: cwd.cloned(),
+                            calls: vec![call],
+                        },
+                    ));
+                }
+            }
+        }
+    }
+
+    /// An attachment record: a rule the agent loaded by itself, or a hook's
+    /// injection.
+    fn attachment(&mut self, record: &Value, channel: Channel, last_time: &str, trace: &mut Trace) {
+        let attachment = record.get("attachment").unwrap_or(record);
+        match attachment.get("type").and_then(Value::as_str) {
+            Some("nested_memory") => {
+                trace.records_native = true;
+                let path = attachment.get("path").and_then(Value::as_str);
+                let bytes = attachment
+                    .get("content")
+                    .and_then(Value::as_str)
+                    .map_or(0, |c| c.len() as u64);
+                match path {
+                    Some(path) if !path.is_empty() => self.items.push((
+                        last_time.to_owned(),
+                        Item::Native {
+                            channel,
+                            path: Utf8PathBuf::from(path),
+                            bytes,
+                        },
+                    )),
+                    _ => trace.skipped_records += 1,
+                }
+            }
+            Some("hook_additional_context") => trace.hook_contexts += 1,
+            // Other attachments (files, diagnostics, todos) are
+            // no rules.
+            Some(_) => {}
+            None => trace.skipped_records += 1,
         }
     }
 
