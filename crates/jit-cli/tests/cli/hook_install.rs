@@ -948,6 +948,8 @@ fn empty_containers_and_one_line_hooks_the_user_wrote_come_back_byte_for_byte() 
         "{\n  \"hooks\": {}\n}\n",
         "{\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo x\"}]}]}\n}\n",
         "{\"hooks\":{\"Stop\":[]},\"x\":1}",
+        // An empty array under an event jit installs for.
+        "{\n  \"hooks\": {\n    \"SessionStart\": []\n  }\n}\n",
     ];
     for agent in &AGENTS {
         for text in texts {
