@@ -5,6 +5,7 @@
     reason = "a failed fixture step should stop the test loudly"
 )]
 
+mod call_limits;
 mod conventions;
 mod engine;
 mod escaping_names;

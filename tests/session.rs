@@ -1373,5 +1373,12 @@ fn a_touch_batch_is_one_step_with_each_rule_once() {
     assert_eq!(step.step, 1);
     let files: Vec<&str> = step.blocks.iter().map(|b| b.file.as_str()).collect();
     assert_eq!(files, ["src/ui/CLAUDE.md", "src/api/CLAUDE.md"]);
-    assert_eq!(step.events.len(), 3);
+    // One event for the batch, listing its three paths.
+    assert_eq!(step.discoveries.len(), 3);
+    assert_eq!(step.events.len(), 1);
+    assert_eq!(
+        step.events[0].paths,
+        ["src/ui/A.tsx", "src/ui/B.tsx", "src/api/h.ts"]
+    );
+    assert_eq!(step.events[0].trigger, "src/ui/A.tsx");
 }

@@ -74,6 +74,10 @@ pub enum SkipReason {
     /// grows with the square of the length. The whole text is refused; it
     /// comes alone, without paths.
     TooComplex,
+    /// The command text is longer than
+    /// [`MAX_COMMAND_BYTES`](crate::MAX_COMMAND_BYTES): it is not parsed at
+    /// all, and the word says how long it is. It comes alone, without paths.
+    TooLarge,
     /// A brace expansion would make more than
     /// [`MAX_BRACE_WORDS`](crate::MAX_BRACE_WORDS) words (`{a,b}` repeated 30
     /// times makes 2^30); the word is skipped whole.
@@ -114,6 +118,7 @@ impl SkipReason {
             Self::ParseError => "parse_error",
             Self::TooDeep => "too_deep",
             Self::TooComplex => "too_complex",
+            Self::TooLarge => "too_large",
             Self::TooManyExpansions => "too_many_expansions",
             Self::UnsupportedCommand => "unsupported_command",
             Self::Delete => "delete",

@@ -5,11 +5,31 @@ use crate::commands::{self, Target, Verdict};
 use crate::syntax::{self, Item, Step, Word};
 use crate::{Analysis, SkipReason};
 
+/// The longest command text that is parsed: 256 KiB. The parse and the
+/// walk are linear, but densely packed commands (`a;` lines, pipelines)
+/// cost up to 4 µs and 300 bytes of memory per byte (a 22 MB command of
+/// `echo … >> f` lines took 21 s and 1.5 GB), so a longer text could
+/// outlast an agent hook's timeout; it is refused whole with
+/// [`SkipReason::TooLarge`] before the parser sees it. The commands agents
+/// and people write are a few hundred bytes; a here-document writing a
+/// whole file is the long kind, and 256 KiB holds a large source file.
+pub const MAX_COMMAND_BYTES: usize = 256 * 1024;
+
 /// Returns the paths `command` certainly writes, and the words it skipped.
 ///
 /// See the [crate documentation](crate) for what is and is not reported.
 pub fn written_paths(command: &str) -> Analysis {
     let mut out = Collector::default();
+    if command.len() > MAX_COMMAND_BYTES {
+        out.push_skipped(
+            &format!(
+                "the command's {} bytes, over the {MAX_COMMAND_BYTES} bytes of text this crate parses",
+                command.len()
+            ),
+            SkipReason::TooLarge,
+        );
+        return out.finish();
+    }
     match syntax::parse(command) {
         Ok(steps) => {
             for step in &steps {

@@ -72,8 +72,9 @@
 //! # Limits
 //!
 //! The work is bounded, and each limit is named:
-//! [`MAX_DEPTH`] levels of nested commands (deeper text is refused whole with
-//! [`SkipReason::TooDeep`]) and [`MAX_BRACE_WORDS`] words from one brace
+//! [`MAX_COMMAND_BYTES`] of command text (a longer text is refused whole
+//! with [`SkipReason::TooLarge`], unparsed), [`MAX_DEPTH`] levels of nested
+//! commands (deeper text is refused whole with [`SkipReason::TooDeep`]) and [`MAX_BRACE_WORDS`] words from one brace
 //! expansion (a word that would make more is skipped with
 //! [`SkipReason::TooManyExpansions`]), and a parse work budget of
 //! [`PARSE_BUDGET_PER_BYTE`] (text on which the grammar's error recovery
@@ -95,5 +96,5 @@ mod syntax;
 
 pub use analysis::{Analysis, SkipReason, Skipped};
 pub use braces::MAX_BRACE_WORDS;
-pub use extract::written_paths;
+pub use extract::{MAX_COMMAND_BYTES, written_paths};
 pub use syntax::{MAX_DEPTH, PARSE_BUDGET_PER_BYTE};

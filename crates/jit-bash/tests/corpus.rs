@@ -143,6 +143,7 @@ fn every_reason_has_a_distinct_snake_case_name() {
         ParseError,
         TooDeep,
         TooComplex,
+        TooLarge,
         TooManyExpansions,
         UnsupportedCommand,
         Delete,

@@ -8,7 +8,9 @@
     reason = "a failed limit should stop the test loudly"
 )]
 
-use jit_bash::{MAX_BRACE_WORDS, MAX_DEPTH, PARSE_BUDGET_PER_BYTE, SkipReason, written_paths};
+use jit_bash::{
+    MAX_BRACE_WORDS, MAX_COMMAND_BYTES, MAX_DEPTH, PARSE_BUDGET_PER_BYTE, SkipReason, written_paths,
+};
 
 #[track_caller]
 fn refused_alone(command: &str, reason: SkipReason) -> String {
@@ -62,6 +64,39 @@ fn nesting_past_the_limit_is_refused_whole_as_too_deep() {
         " )".repeat(MAX_DEPTH)
     );
     assert_eq!(written_paths(&at_limit).paths, ["b"]);
+}
+
+/// A here-document of `len` bytes in all writing `src/big.ts`: the long
+/// command an agent writes a file with.
+fn heredoc_of(len: usize) -> String {
+    let head = "cat > src/big.ts <<'EOF'\n";
+    let tail = "\nEOF";
+    let line = "export const value = compute(1, 'text');\n";
+    let mut body = line.repeat((len - head.len() - tail.len()) / line.len() + 1);
+    body.truncate(len - head.len() - tail.len());
+    format!("{head}{body}{tail}")
+}
+
+/// The parse costs up to 4 µs and 300 bytes per byte of dense commands: a
+/// 22 MB command once took 21 s and 1.5 GB, past an agent hook's timeout.
+/// Past the cap the text is refused unparsed, with its length; at the cap it
+/// is read.
+#[test]
+fn a_command_over_the_byte_cap_is_refused_whole_as_too_large() {
+    let at_cap = heredoc_of(MAX_COMMAND_BYTES);
+    assert_eq!(at_cap.len(), MAX_COMMAND_BYTES);
+    let analysis = written_paths(&at_cap);
+    assert_eq!(analysis.paths, ["src/big.ts"], "{:?}", analysis.skipped);
+    let over = heredoc_of(MAX_COMMAND_BYTES + 1);
+    let message = refused_alone(&over, SkipReason::TooLarge);
+    assert_eq!(SkipReason::TooLarge.as_str(), "too_large");
+    assert!(message.contains("262145 bytes"), "{message}");
+    assert!(message.contains("262144"), "{message}");
+    // 22 MB of commands: refused without a tree (the word is short, not
+    // the text).
+    let huge = "echo line >> out.txt\n".repeat(1_000_000);
+    let message = refused_alone(&huge, SkipReason::TooLarge);
+    assert!(message.len() < 200, "{message}");
 }
 
 #[test]

@@ -34,7 +34,9 @@ pub use watch::WatchStats;
 use crate::rule::scope::TouchedPathMatcher;
 use crate::rule::source::{ClaudeSource, RuleSource};
 use crate::rule::{LoadedRule, SkipReason, SkippedRule};
-use jit_base::{Error, ErrorKind, Registry, SkippedInput, relative_to, resolve_parents, slash};
+use jit_base::{
+    Error, ErrorKind, Registry, SkippedInput, TouchedPaths, relative_to, resolve_parents, slash,
+};
 
 /// The default cap on one rule file's size: 256 KiB.
 pub const DEFAULT_MAX_RULE_BYTES: u64 = 256 * 1024;
@@ -45,6 +47,22 @@ pub const DEFAULT_MAX_RULE_BYTES: u64 = 256 * 1024;
 /// every touch a stat and a scope match of each. The files past the limit,
 /// in sorted order, are skipped with reason `too_many_rules`.
 pub const MAX_RULE_FILES_PER_FOLDER: usize = 1000;
+
+/// The most paths of one tool call (or of one batch of paths touched
+/// together) that are discovered: 10,000. Each costs its own walk up the
+/// chain, so a call naming more (a command that writes 100,000 files, a
+/// hostile patch) would run past an agent hook's timeout; the paths past
+/// the limit, in the call's order, are left out with the reason
+/// `too_many_paths` (a [`ToolCallDiscovery::reporter_skipped`] entry, and a
+/// limit of the session's event).
+pub const MAX_CALL_PATHS: usize = 10_000;
+
+/// The longest touched path that is discovered: 4,096 bytes, the most a
+/// system call takes (Linux's `PATH_MAX`, its final NUL included), so a
+/// longer one names no file that can be opened. A longer path is left out
+/// with the reason `too_long` instead of being copied into every row and
+/// event that names it.
+pub const MAX_PATH_BYTES: usize = 4096;
 
 /// How long before a listing or a scan a directory or file must have last
 /// changed for what was seen of it to outlive the process: file times are
@@ -164,8 +182,61 @@ pub struct ToolCallDiscovery {
     /// Inputs the reporter saw and did not report, with reasons.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reporter_skipped: Vec<SkippedInput>,
-    /// One discovery per reported path, in order.
+    /// One discovery per reported path, in order, up to [`MAX_CALL_PATHS`]
+    /// paths; a path left out for a limit has none (`reporter_skipped`
+    /// says which limit).
     pub discoveries: Vec<Discovery>,
+}
+
+/// The paths of one call that are discovered, in order, and one skipped
+/// input for each limit that left some out ([`MAX_CALL_PATHS`],
+/// [`MAX_PATH_BYTES`]). Linear in the number of paths, whatever their
+/// count.
+pub(crate) fn call_paths(paths: &[Utf8PathBuf]) -> (Vec<&Utf8Path>, Vec<SkippedInput>) {
+    let mut kept = Vec::with_capacity(paths.len().min(MAX_CALL_PATHS));
+    let (mut over, mut long) = (0usize, 0usize);
+    let mut first_long = None;
+    for path in paths {
+        if path.as_str().len() > MAX_PATH_BYTES {
+            long += 1;
+            first_long.get_or_insert(path.as_str());
+        } else if kept.len() == MAX_CALL_PATHS {
+            over += 1;
+        } else {
+            kept.push(path.as_path());
+        }
+    }
+    let mut limits = TouchedPaths::default();
+    if over > 0 {
+        limits = limits.with_skipped(
+            format!(
+                "{over} of the call's {} paths, past the first {MAX_CALL_PATHS}",
+                kept.len() + over
+            ),
+            "too_many_paths",
+        );
+    }
+    if let Some(first) = first_long {
+        limits = limits.with_skipped(
+            format!(
+                "{long} path(s) longer than {MAX_PATH_BYTES} bytes, the first of {} bytes \
+                 beginning {:?}",
+                first.len(),
+                prefix(first, 64)
+            ),
+            "too_long",
+        );
+    }
+    (kept, limits.skipped)
+}
+
+/// The first `max` bytes of `text` or fewer, cut between characters.
+pub(crate) fn prefix(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 impl Engine {
@@ -309,7 +380,9 @@ impl Engine {
     }
 
     /// Runs one tool call through its registered path reporter, then
-    /// discovers the rules of every path it touched.
+    /// discovers the rules of every path it touched, up to
+    /// [`MAX_CALL_PATHS`] paths of at most [`MAX_PATH_BYTES`] bytes each
+    /// (what a limit leaves out is listed in `reporter_skipped`).
     ///
     /// A tool without a reporter is an [`ErrorKind::UnregisteredTool`] error:
     /// nothing is guessed from field names.
@@ -321,12 +394,13 @@ impl Engine {
         input: &serde_json::Value,
         cwd: &Utf8Path,
     ) -> Result<ToolCallDiscovery, Error> {
-        let touched = registry.affected_paths(tool, input, cwd)?;
-        let discoveries = touched
-            .paths
-            .iter()
+        let mut touched = registry.affected_paths(tool, input, cwd)?;
+        let (paths, limits) = call_paths(&touched.paths);
+        let discoveries = paths
+            .into_iter()
             .map(|path| self.discover(state, path, cwd))
             .collect();
+        touched.skipped.extend(limits);
         Ok(ToolCallDiscovery {
             tool: tool.to_owned(),
             paths: touched.paths,

@@ -74,8 +74,8 @@ pub use discover::index::{
 };
 pub use discover::startup::{DEFAULT_CHANGE_DEADLINE, StartupOptions, StartupReport};
 pub use discover::{
-    DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_KEPT_SCANS,
-    MAX_RULE_FILES_PER_FOLDER, ToolCallDiscovery, WatchStats,
+    DEFAULT_MAX_RULE_BYTES, Discovery, DiscoveryState, Engine, MAX_CALL_PATHS, MAX_KEPT_SCANS,
+    MAX_PATH_BYTES, MAX_RULE_FILES_PER_FOLDER, ToolCallDiscovery, WatchStats,
 };
 pub use lint_support::{RuleCheck, RuleScopeCheck, check_rule_text, invisible_character};
 #[doc(hidden)]
@@ -93,7 +93,8 @@ pub use rule::source::{
 pub use rule::{__fuzz_parse_rule, FuzzVerdict};
 pub use rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule, Tier};
 pub use session::events::{
-    Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, now_rfc3339,
+    Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, Limit,
+    MAX_EVENT_PATH_BYTES, MAX_EVENT_PATHS, now_rfc3339,
 };
 pub use session::manifest::{
     BlockForm, DEFAULT_DEBT_IDLE_STEPS, DEFAULT_DEBT_MIN_BYTES, DebtEntry, LeaveReason, Manifest,

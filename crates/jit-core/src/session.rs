@@ -7,19 +7,19 @@ pub(crate) mod prompt;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_base::{AuditReport, Error, ErrorKind, Registry, TouchedPaths, audit};
+use jit_base::{AuditReport, Error, ErrorKind, Registry, SkippedInput, TouchedPaths, audit};
 
 use serde::{Deserialize, Serialize};
 
 use crate::discover::startup::{StartupOptions, StartupReport};
-use crate::discover::{Discovery, DiscoveryState, Engine, StoredScan, StoredStamp};
+use crate::discover::{Discovery, DiscoveryState, Engine, StoredScan, StoredStamp, call_paths};
 use crate::rule::{Attribution, LoadKind, LoadedRule, SkipReason, SkippedRule};
 use crate::session::events::{
     Candidate, ChannelKind, Decision, Departure, EVENT_SCHEMA, Event, EventKind, EventWriter,
-    now_rfc3339,
+    Limit, MAX_EVENT_PATH_BYTES, MAX_EVENT_PATHS, now_rfc3339,
 };
 use crate::session::manifest::{BlockForm, DebtEntry, LeaveReason, Manifest, ManifestEntry, fnv1a};
 use crate::session::prompt::{PromptBlock, SystemPrompt, headings};
@@ -71,6 +71,7 @@ pub struct SessionConfig {
     registry: RegistrySource,
     native: Option<Arc<dyn NativeLoads>>,
     scan_key: Option<String>,
+    deadline: Option<Instant>,
 }
 
 /// A registry that passed its audit, or the report of why it did not.
@@ -135,6 +136,7 @@ impl SessionConfig {
             registry: RegistrySource::Linked,
             native: None,
             scan_key: None,
+            deadline: None,
         }
     }
 
@@ -217,6 +219,36 @@ impl SessionConfig {
     /// ```
     pub fn with_scan_records(mut self, key: impl Into<String>) -> Self {
         self.scan_key = Some(key.into());
+        self
+    }
+
+    /// Stops discovering at `deadline`: the paths of a step not yet
+    /// discovered then are left out, and the step's event and
+    /// [`Injection::limits`] say so (limit `deadline`, with how many were
+    /// left). The paths are checked one by one, so the step ends at most
+    /// one path's discovery after the deadline, with everything it found
+    /// before in the prompt and the state. An agent hook, which must answer
+    /// within its timeout, sets it; by default there is none. The startup
+    /// load has its own ([`StartupOptions::with_change_deadline`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::Instant;
+    /// use jit_core::{Engine, Session, SessionConfig};
+    /// let dir = tempfile::tempdir()?;
+    /// std::fs::write(dir.path().join("CLAUDE.md"), "Use tabs.\n")?;
+    /// // A deadline already past: nothing is discovered, and the step says why.
+    /// let config = SessionConfig::new().with_deadline(Some(Instant::now()));
+    /// let mut session = Session::new(Arc::new(Engine::new(dir.path())?), config);
+    /// let root = session.engine().root().to_owned();
+    /// let step = session.touch("a.rs".into(), &root);
+    /// assert!(!step.is_hit() && step.discoveries.is_empty());
+    /// assert_eq!(step.limits[0].limit, "deadline");
+    /// assert_eq!(step.events[0].limits, step.limits);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
         self
     }
 
@@ -313,6 +345,16 @@ impl SessionConfig {
     /// The cap on what one step injects, if any.
     pub fn step_budget(&self) -> Option<u64> {
         self.step_budget
+    }
+
+    /// When discovery stops, if ever ([`SessionConfig::with_deadline`]).
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Whether the deadline, if any, has passed.
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|at| Instant::now() >= at)
     }
 }
 
@@ -593,8 +635,14 @@ pub struct Injection {
     pub blocks: Vec<PromptBlock>,
     /// One header line per block, in the same order ([`block_header`]).
     pub headers: Vec<String>,
-    /// The events written (one per discovery).
+    /// The events written: one for the startup load, one per tool call
+    /// (or batch of touched paths) however many paths it touched.
     pub events: Vec<Event>,
+    /// The limits this step reached, as its events list them: paths left
+    /// out past [`crate::MAX_CALL_PATHS`], a command over a path
+    /// reporter's cap, the deadline ([`SessionConfig::with_deadline`]).
+    /// Empty when nothing was left out for a limit.
+    pub limits: Vec<Limit>,
 }
 
 impl Injection {
@@ -931,7 +979,10 @@ impl Session {
             skipped: std::mem::take(&mut report.skipped),
             elapsed_us: report.elapsed_us,
         };
-        let (event, blocks) = self.admit(EventKind::Startup, None, &[], &mut discovery, false);
+        let admission = self.admit(LoadTrigger::Startup, &mut discovery, false);
+        let mut draft = EventDraft::default();
+        let blocks = draft.add(admission, &discovery, Vec::new());
+        let event = self.event(EventKind::Startup, None, (Vec::new(), 0), draft, Vec::new());
         let mut injection = Injection {
             step: self.step,
             ..Injection::default()
@@ -959,29 +1010,30 @@ impl Session {
     }
 
     /// Paths touched together outside any tool (for example files named in
-    /// a prompt): one step, each rule at most once.
+    /// a prompt): one step, each rule at most once, one event (see
+    /// [`Session::tool_call`] for the limits).
     pub fn touch_batch(&mut self, paths: &[Utf8PathBuf], cwd: &Utf8Path) -> Injection {
-        self.step += 1;
-        self.step_used = 0;
-        let mut injection = Injection {
-            step: self.step,
-            ..Injection::default()
-        };
+        let mut injection = self.empty_step();
         if self.config.jit_context {
-            let shown: Vec<String> = paths.iter().map(ToString::to_string).collect();
-            for path in paths {
-                let discovery = self.engine.discover(&mut self.state, path, cwd);
-                self.take(&mut injection, None, &shown, discovery);
-            }
+            self.discover_call(&mut injection, None, paths, &[], cwd);
         }
         injection
     }
 
     /// One tool call: the paths its registered reporter names, each
-    /// discovered in turn. An unregistered tool or malformed input is an
-    /// error, and nothing is recorded; so is any call when the
+    /// discovered in turn, and one event for them all (it lists each path
+    /// once, up to [`MAX_EVENT_PATHS`]). An unregistered tool or malformed
+    /// input is an error, and nothing is recorded; so is any call when the
     /// configuration's registry failed its audit ([`ErrorKind::FailedAudit`]).
     /// With `jit_context` off, nothing is discovered and no event is written.
+    ///
+    /// The work is linear in the number of paths, and bounded: at most
+    /// [`crate::MAX_CALL_PATHS`] paths of a call are discovered, none
+    /// longer than [`crate::MAX_PATH_BYTES`], and none after the
+    /// configuration's deadline ([`SessionConfig::with_deadline`]). What a
+    /// limit left out is in [`Injection::limits`] and the event's `limits`,
+    /// with the `too_*` inputs the reporter skipped (a command over the
+    /// bash parser's cap is `too_large`).
     pub fn tool_call(
         &mut self,
         tool: &str,
@@ -1097,17 +1149,85 @@ impl Session {
     }
 
     /// One step of tool calls whose paths are resolved: every path of
-    /// every call discovered, in order.
+    /// every call discovered, in order, one event per call.
     fn run_calls(&mut self, touched: Vec<(&ToolCall, TouchedPaths)>, cwd: &Utf8Path) -> Injection {
         let mut injection = self.empty_step();
         for (call, touched) in touched {
-            let paths: Vec<String> = touched.paths.iter().map(ToString::to_string).collect();
-            for path in &touched.paths {
-                let discovery = self.engine.discover(&mut self.state, path, cwd);
-                self.take(&mut injection, Some(&call.tool), &paths, discovery);
-            }
+            self.discover_call(
+                &mut injection,
+                Some(&call.tool),
+                &touched.paths,
+                &touched.skipped,
+                cwd,
+            );
         }
         injection
+    }
+
+    /// Discovers the paths of one call (or one batch of touched paths),
+    /// within the limits, and writes the one event that stands for them:
+    /// every path listed once, each skipped candidate once. `skipped` is
+    /// what the call's reporter left out; its `too_*` reasons are limits.
+    /// A call that discovers nothing and reached no limit writes no event.
+    fn discover_call(
+        &mut self,
+        injection: &mut Injection,
+        tool: Option<&str>,
+        paths: &[Utf8PathBuf],
+        skipped: &[SkippedInput],
+        cwd: &Utf8Path,
+    ) {
+        let (kept, call_limits) = call_paths(paths);
+        let mut limits: Vec<Limit> = Vec::new();
+        let mut reach = |limit: Limit| {
+            if !limits.iter().any(|l| l.limit == limit.limit) {
+                limits.push(limit);
+            }
+        };
+        for input in skipped.iter().chain(&call_limits) {
+            if input.reason.starts_with("too_") {
+                reach(Limit::new(&input.reason, &input.word));
+            }
+        }
+        let trigger = match tool {
+            Some(tool) => LoadTrigger::Tool(tool),
+            None => LoadTrigger::Touch,
+        };
+        let total = kept.len();
+        let mut draft = EventDraft::default();
+        for (done, path) in kept.into_iter().enumerate() {
+            if self.config.past_deadline() {
+                reach(Limit::new(
+                    "deadline",
+                    &format!(
+                        "the time ran out with {} of the call's {total} paths not looked at",
+                        total - done
+                    ),
+                ));
+                break;
+            }
+            let mut discovery = self.engine.discover(&mut self.state, path, cwd);
+            let admission = self.admit(trigger, &mut discovery, true);
+            let relevant = self.manifest.touch(&discovery.trigger, self.step);
+            for (block, header) in draft.add(admission, &discovery, relevant) {
+                injection.blocks.push(block);
+                injection.headers.push(header);
+            }
+            injection.discoveries.push(discovery);
+        }
+        if draft.discovered == 0 && limits.is_empty() {
+            return;
+        }
+        let event = self.event(
+            EventKind::Discovery,
+            tool,
+            listed_paths(paths),
+            draft,
+            limits.clone(),
+        );
+        self.record(&event);
+        injection.events.push(event);
+        injection.limits.extend(limits);
     }
 
     /// Re-arms the session after compaction or clear: blocks from the
@@ -1180,26 +1300,8 @@ impl Session {
         self.manifest.debt(self.step, min_bytes, min_idle_steps)
     }
 
-    /// Admits one discovery into the prompt and records its event.
-    fn take(
-        &mut self,
-        injection: &mut Injection,
-        tool: Option<&str>,
-        paths: &[String],
-        mut discovery: Discovery,
-    ) {
-        let (event, blocks) = self.admit(EventKind::Discovery, tool, paths, &mut discovery, true);
-        for (block, header) in blocks {
-            injection.blocks.push(block);
-            injection.headers.push(header);
-        }
-        self.record(&event);
-        injection.events.push(event);
-        injection.discoveries.push(discovery);
-    }
-
     /// Puts a discovery's rules into the prompt (under the budget when
-    /// `budgeted`) and builds its event.
+    /// `budgeted`): what it put in, and its event rows.
     ///
     /// Bytes add up the same way everywhere: a block's bytes are its content
     /// (an including rule's block carries its imports inline), an import has
@@ -1207,18 +1309,11 @@ impl Session {
     /// the blocks this discovery put in.
     fn admit(
         &mut self,
-        kind: EventKind,
-        tool: Option<&str>,
-        paths: &[String],
+        trigger: LoadTrigger<'_>,
         discovery: &mut Discovery,
         budgeted: bool,
-    ) -> (Event, Vec<(PromptBlock, String)>) {
+    ) -> Admission {
         let step = self.step;
-        let trigger = match (kind, tool) {
-            (EventKind::Startup, _) => LoadTrigger::Startup,
-            (EventKind::Discovery, Some(tool)) => LoadTrigger::Tool(tool),
-            (EventKind::Discovery, None) => LoadTrigger::Touch,
-        };
         let mut admission = Admission {
             left: std::mem::take(&mut self.pending_left),
             kept: Vec::with_capacity(discovery.loaded.len()),
@@ -1249,7 +1344,7 @@ impl Session {
         }
         discovery.loaded = std::mem::take(&mut admission.kept);
         self.list_skipped(discovery, &mut admission.candidates);
-        self.event(kind, tool, paths, discovery, admission)
+        admission
     }
 
     /// Admits one rule that is neither an import nor loaded by the agent:
@@ -1441,20 +1536,17 @@ impl Session {
         }
     }
 
-    /// The event of an admitted discovery, and the blocks it put in.
+    /// The event of the discoveries in `draft`, listing `paths` (and
+    /// how many more the call touched).
     fn event(
-        &mut self,
+        &self,
         kind: EventKind,
         tool: Option<&str>,
-        paths: &[String],
-        discovery: &Discovery,
-        admission: Admission,
-    ) -> (Event, Vec<(PromptBlock, String)>) {
-        let relevant = match kind {
-            EventKind::Startup => Vec::new(),
-            EventKind::Discovery => self.manifest.touch(&discovery.trigger, self.step),
-        };
-        let event = Event {
+        (paths, paths_omitted): (Vec<String>, u64),
+        draft: EventDraft,
+        limits: Vec<Limit>,
+    ) -> Event {
+        Event {
             schema: EVENT_SCHEMA,
             kind,
             ts: now_rfc3339(),
@@ -1463,17 +1555,18 @@ impl Session {
             subagent: self.channel.subagent_id().map(str::to_owned),
             step: self.step,
             tool: tool.map(str::to_owned),
-            paths: paths.to_vec(),
-            trigger: discovery.trigger.clone(),
-            candidates: admission.candidates,
-            hit: !admission.blocks.is_empty(),
-            bytes_injected: admission.bytes_injected,
+            paths,
+            paths_omitted,
+            trigger: draft.trigger.unwrap_or_default(),
+            candidates: draft.candidates,
+            hit: draft.hit,
+            bytes_injected: draft.bytes_injected,
             resident_bytes: self.manifest.resident_bytes(),
-            relevant,
-            left: admission.left,
-            elapsed_us: discovery.elapsed_us,
-        };
-        (event, admission.blocks)
+            relevant: draft.relevant,
+            left: draft.left,
+            elapsed_us: draft.elapsed_us,
+            limits,
+        }
     }
 
     /// Records a rule the agent loads by itself: in the context, no block.
@@ -1578,6 +1671,95 @@ struct Admission {
     kept: Vec<LoadedRule>,
     bytes_injected: u64,
     fates: crate::Map<String, Fate>,
+}
+
+/// The discoveries of one call (or of the startup load) on their way to
+/// the one event that stands for them. A skipped candidate already listed
+/// by an earlier path of the call is not listed again (10,000 files in one
+/// directory name its scoped rules' misses once, not 10,000 times), nor is
+/// a rule the call itself loaded listed as `already_loaded` by its later
+/// paths; loaded and over-budget rows are each a block, and all stay.
+#[derive(Debug, Default)]
+struct EventDraft {
+    /// The first discovery's trigger.
+    trigger: Option<String>,
+    /// How many discoveries were added.
+    discovered: u64,
+    candidates: Vec<Candidate>,
+    /// The skipped rows listed so far, by file and reason.
+    skipped: crate::Set<(String, Option<SkipReason>)>,
+    /// The files of the rows that are no skip (loaded, replaced, over
+    /// the budget).
+    decided: crate::Set<String>,
+    relevant: Vec<String>,
+    relevant_seen: crate::Set<String>,
+    left: Vec<Departure>,
+    hit: bool,
+    bytes_injected: u64,
+    elapsed_us: u64,
+}
+
+impl EventDraft {
+    /// Adds one admitted discovery and the resident rules it made
+    /// `relevant`; returns the blocks it put in.
+    fn add(
+        &mut self,
+        admission: Admission,
+        discovery: &Discovery,
+        relevant: Vec<String>,
+    ) -> Vec<(PromptBlock, String)> {
+        let first = self.discovered == 0;
+        self.discovered += 1;
+        self.trigger
+            .get_or_insert_with(|| discovery.trigger.clone());
+        for candidate in admission.candidates {
+            if candidate.decision != Decision::Skipped {
+                self.decided.insert(candidate.file.clone());
+            } else if (!self
+                .skipped
+                .insert((candidate.file.clone(), candidate.reason))
+                || (candidate.reason == Some(SkipReason::AlreadyLoaded)
+                    && self.decided.contains(&candidate.file)))
+                // The first discovery's rows stay as they are: an event of
+                // one path is what it always was.
+                && !first
+            {
+                continue;
+            }
+            self.candidates.push(candidate);
+        }
+        for file in relevant {
+            if self.relevant_seen.insert(file.clone()) {
+                self.relevant.push(file);
+            }
+        }
+        self.left.extend(admission.left);
+        self.hit |= !admission.blocks.is_empty();
+        self.bytes_injected += admission.bytes_injected;
+        self.elapsed_us = self.elapsed_us.saturating_add(discovery.elapsed_us);
+        admission.blocks
+    }
+}
+
+/// The paths an event lists, each once and in order, up to
+/// [`MAX_EVENT_PATHS`] and [`MAX_EVENT_PATH_BYTES`], and how many it
+/// leaves out (a path longer than [`crate::MAX_PATH_BYTES`], never
+/// discovered, is never listed either).
+fn listed_paths(paths: &[Utf8PathBuf]) -> (Vec<String>, u64) {
+    let mut listed = Vec::with_capacity(paths.len().min(MAX_EVENT_PATHS));
+    let mut bytes = 0usize;
+    for path in paths {
+        if path.as_str().len() > crate::MAX_PATH_BYTES {
+            continue;
+        }
+        bytes = bytes.saturating_add(path.as_str().len());
+        if listed.len() == MAX_EVENT_PATHS || bytes > MAX_EVENT_PATH_BYTES {
+            break;
+        }
+        listed.push(path.to_string());
+    }
+    let omitted = (paths.len() - listed.len()) as u64;
+    (listed, omitted)
 }
 
 /// The bytes a block may take, and of which budget (with its size).

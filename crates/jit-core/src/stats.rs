@@ -94,7 +94,8 @@ pub struct Stats {
     pub sessions: u64,
     /// Startup events.
     pub startups: u64,
-    /// JIT discovery events: one per touched path, the hit rate's denominator.
+    /// JIT discovery events: one per tool call (or batch of paths touched
+    /// together), the hit rate's denominator.
     pub discoveries: u64,
     /// Discoveries that injected at least one block.
     pub hits: u64,

@@ -110,10 +110,15 @@ impl AffectedPaths for GlobList {
     ) -> Result<TouchedPaths, Error> {
         let entries = Input::new(self.tool, input).required_str_list(self.field)?;
         let mut paths: Vec<Utf8PathBuf> = Vec::new();
+        // A set, not a scan of the list: an input may name thousands.
+        let mut seen = std::collections::HashSet::new();
         let mut touched = TouchedPaths::default();
         for entry in entries {
             match static_prefix(entry) {
-                Some(prefix) if !paths.contains(&prefix) => paths.push(prefix),
+                Some(prefix) if !seen.contains(&prefix) => {
+                    seen.insert(prefix.clone());
+                    paths.push(prefix);
+                }
                 Some(_) => {}
                 None => touched = touched.with_skipped(entry, "no_static_prefix"),
             }

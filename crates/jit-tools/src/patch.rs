@@ -1,5 +1,7 @@
 //! The `apply_patch` tool's reporter: the files a Codex-style patch adds or updates, read from its file headers.
 
+use std::collections::HashSet;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use jit_base::{AffectedPaths, Error, TouchedPaths};
 
@@ -121,7 +123,7 @@ impl<'a> Header<'a> {
 
 /// The paths a patch adds or updates, and what it names but does not report.
 fn touched_by(patch: &str) -> TouchedPaths {
-    let mut paths: Vec<Utf8PathBuf> = Vec::new();
+    let mut paths = Paths::default();
     let mut touched = TouchedPaths::default();
     let mut any_header = false;
     // An Update header waits one line: a `*** Move to:` right after it
@@ -168,15 +170,25 @@ fn touched_by(patch: &str) -> TouchedPaths {
         let first = patch.lines().map(str::trim).find(|l| !l.is_empty());
         touched = touched.with_skipped(first.unwrap_or_default(), "no_patch_headers");
     }
-    touched.paths = paths;
+    touched.paths = paths.list;
     touched
 }
 
+/// The paths of a patch, each once, in the order first named. A set
+/// remembers what is listed: a scan of the list for each header made a
+/// patch of 10,000 files cost 50 million path comparisons.
+#[derive(Default)]
+struct Paths {
+    list: Vec<Utf8PathBuf>,
+    seen: HashSet<Utf8PathBuf>,
+}
+
 /// Adds `path`, lexically normalised, unless it is already reported.
-fn push(paths: &mut Vec<Utf8PathBuf>, path: &str) {
+fn push(paths: &mut Paths, path: &str) {
     let path = lexical_clean(path);
-    if !paths.contains(&path) {
-        paths.push(path);
+    if !paths.seen.contains(&path) {
+        paths.seen.insert(path.clone());
+        paths.list.push(path);
     }
 }
 
@@ -195,6 +207,25 @@ mod tests {
     #[track_caller]
     fn check(line: &str, expected: Option<Header<'_>>) {
         assert_eq!(Header::parse(line), expected, "{line:?}");
+    }
+
+    /// 20,000 files, each named twice (and once through `./`): each
+    /// reported once, in the order first named. The list was scanned for
+    /// every header, a billion path comparisons here; a set answers.
+    #[test]
+    fn a_patch_of_many_files_reports_each_once_in_order() {
+        let mut patch = String::from("*** Begin Patch\n");
+        for prefix in ["", "./", ""] {
+            for i in 0..20_000 {
+                patch.push_str(&format!("*** Add File: {prefix}src/f{i}.ts\n+x\n"));
+            }
+        }
+        patch.push_str("*** End Patch\n");
+        let touched = touched_by(&patch);
+        assert_eq!(touched.paths.len(), 20_000);
+        assert_eq!(touched.paths[0], "src/f0.ts");
+        assert_eq!(touched.paths[19_999], "src/f19999.ts");
+        assert!(touched.skipped.is_empty());
     }
 
     #[test]

@@ -1575,3 +1575,167 @@ fn what_the_hook_creates_in_the_state_directory_is_private_whatever_the_umask() 
         assert_eq!(mode(file), 0o600, "{}", file.display());
     }
 }
+
+/// The discovery events of `session`'s log (Claude Code).
+fn discovery_events(env: &Env, session: &str) -> Vec<Value> {
+    fs::read_to_string(
+        env.state
+            .join(format!("claude-code-{session}.events.jsonl")),
+    )
+    .unwrap()
+    .lines()
+    .map(|line| serde_json::from_str::<Value>(line).unwrap())
+    .filter(|event| event["kind"] == "discovery")
+    .collect()
+}
+
+/// A Bash call writing 1,500 new files with here-documents: every path
+/// discovered, one event listing the first 1,000 paths once (each event
+/// listed all of them, once per path: quadratic, 1.9 GB for 10,000).
+#[test]
+fn a_bash_call_writing_many_new_files_logs_one_bounded_event() {
+    let env = Env::new();
+    env.agent_hook("claude-code", &start("s", "startup"));
+    let command: String = (0..1500)
+        .map(|i| {
+            format!(
+                "cat > src/gen{}/f{i}.ts <<'EOF'\nexport {{}};\nEOF\n",
+                i % 50
+            )
+        })
+        .collect();
+    let input = json!({ "command": command }).to_string();
+    let run = env.agent_hook("claude-code", &tool("s", "Bash", &input));
+    assert_eq!(run.code, 0, "{run:?}");
+    let events = discovery_events(&env, "s");
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["paths"].as_array().unwrap().len(), 1000);
+    assert_eq!(events[0]["paths"][0], "src/gen0/f0.ts");
+    assert_eq!(events[0]["paths_omitted"], 500);
+    assert_eq!(events[0]["limits"], Value::Null, "no limit reached");
+    let bytes = fs::metadata(env.state.join("claude-code-s.events.jsonl"))
+        .unwrap()
+        .len();
+    assert!(bytes < 64 * 1024, "{bytes} bytes of events");
+}
+
+/// Past its deadline (here a budget of 0 ms) the hook looks at no more
+/// paths, saves what it has, and says so: in its output, its event and
+/// `hook.log`. Nothing is lost: the next call finds the rules.
+#[test]
+fn past_its_deadline_the_hook_answers_with_what_it_has_and_says_so() {
+    let env = Env::new();
+    env.agent_hook("claude-code", &start("s", "startup"));
+    let mut cmd = env.command(&["--agent", "claude-code", "--conventions", "claude"]);
+    cmd.env("CLAUDE_PROJECT_DIR", &env.root)
+        .env("JIT_HOOK_DEADLINE_MS", "0");
+    let payload = write("s", "src/ui/Menu.tsx").replace("$ROOT", env.root.to_str().unwrap());
+    let run = env.run(cmd, payload.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.context(),
+        "[jit-context] jit stopped looking for rules at its 0 ms time budget: the time ran out \
+         with 1 of the call's 1 paths not looked at. Rules of the directories left out were not \
+         checked; read their rule files if the change depends on them."
+    );
+    let events = discovery_events(&env, "s");
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["limits"][0]["limit"], "deadline");
+    assert_eq!(events[0]["hit"], false);
+    // Listed as the call named it, though it was not looked at.
+    assert!(
+        events[0]["paths"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("/src/ui/Menu.tsx")
+    );
+    assert!(
+        env.log()
+            .contains("limit deadline: the time ran out with 1"),
+        "{}",
+        env.log()
+    );
+    // The step was saved; the rules were not recorded as loaded.
+    let run = env.agent_hook("claude-code", &write("s", "src/ui/Menu.tsx"));
+    assert_eq!(
+        run.injected("PostToolUse"),
+        [".claude/rules/ui.md", "src/ui/CLAUDE.md"]
+    );
+    assert_eq!(discovery_events(&env, "s")[1]["step"], 2);
+
+    // A deadline that is no number is noted, and the default stands.
+    let mut cmd = env.command(&["--agent", "claude-code", "--conventions", "claude"]);
+    cmd.env("CLAUDE_PROJECT_DIR", &env.root)
+        .env("JIT_HOOK_DEADLINE_MS", "soon");
+    let payload = write("s", "src/api/new.ts").replace("$ROOT", env.root.to_str().unwrap());
+    let run = env.run(cmd, payload.as_bytes());
+    assert_eq!(run.injected("PostToolUse"), ["src/api/CLAUDE.md"]);
+    assert!(
+        env.log()
+            .contains("JIT_HOOK_DEADLINE_MS=\"soon\" is not a whole number"),
+        "{}",
+        env.log()
+    );
+}
+
+/// A Bash command over the parser's cap is not parsed; the hook says so
+/// instead of missing the rules without a word.
+#[test]
+fn a_command_over_the_parser_cap_is_said_in_the_output_and_the_event() {
+    let env = Env::new();
+    env.agent_hook("claude-code", &start("s", "startup"));
+    let command = format!(
+        "cat > src/ui/Big.tsx <<'EOF'\n{}\nEOF",
+        "x".repeat(256 * 1024)
+    );
+    let input = json!({ "command": command }).to_string();
+    let run = env.agent_hook("claude-code", &tool("s", "Bash", &input));
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.context().starts_with(
+            "[jit-context] jit did not look for rules everywhere (too_large): the command's \
+             262177 bytes, over the 262144 bytes of text this crate parses."
+        ),
+        "{}",
+        run.context()
+    );
+    let events = discovery_events(&env, "s");
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["limits"][0]["limit"], "too_large");
+    assert!(env.log().contains("limit too_large"), "{}", env.log());
+}
+
+/// Codex's session start discovers the files git reports changed; past the
+/// deadline it leaves them, and says so like a tool call.
+#[test]
+fn a_codex_start_past_its_deadline_says_which_changed_files_it_left() {
+    let env = Env::new();
+    fs::write(
+        env.root.join("src/db/schema.sql"),
+        "create table b (id int);\n",
+    )
+    .unwrap();
+    let mut cmd = env.command(&["--agent", "codex", "--conventions", "claude,agents"]);
+    cmd.env("JIT_HOOK_DEADLINE_MS", "0");
+    let payload = format!(
+        r#"{{"session_id":"x","turn_id":"t1","cwd":"{}","hook_event_name":"SessionStart","source":"startup"}}"#,
+        env.root.display()
+    );
+    let run = env.run(cmd, payload.as_bytes());
+    assert_eq!(run.code, 0, "{run:?}");
+    let context = run.context();
+    assert!(
+        context.starts_with("[jit-context] CLAUDE.md (session_start"),
+        "{context}"
+    );
+    assert!(
+        context.contains("0 ms time budget: the time ran out with 1 of the call's 1 paths"),
+        "{context}"
+    );
+    // Not injected: only listed in the rule index.
+    assert!(
+        !context.contains("[jit-context] src/db/CLAUDE.md ("),
+        "{context}"
+    );
+    assert!(env.log().contains("limit deadline"), "{}", env.log());
+}

@@ -145,6 +145,18 @@ use crate::session::manifest::LeaveReason;
 /// Readers skip lines of another version instead of guessing their meaning.
 pub const EVENT_SCHEMA: u32 = 1;
 
+/// The most paths one event lists: 1,000. A call touching more (a command
+/// that writes thousands of files) lists its first 1,000 and counts the
+/// rest in `paths_omitted`, so that an event stays a line `jit stats` reads
+/// whole; every path listed in every event of the call made a log of 1.9
+/// GB for one call of 10,000 files.
+pub const MAX_EVENT_PATHS: usize = 1000;
+
+/// The most bytes of path text one event lists: 256 KiB (with
+/// [`MAX_EVENT_PATHS`], whichever comes first). Paths of 4,096 bytes would
+/// otherwise make a line of 4 MB, and more once escaped.
+pub const MAX_EVENT_PATH_BYTES: usize = 256 * 1024;
+
 /// What an event records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -246,10 +258,18 @@ pub struct Event {
     /// a path touched directly).
     #[serde(default)]
     pub tool: Option<String>,
-    /// Every path the tool call touched.
+    /// Every path the tool call (or the batch of touched paths) touched,
+    /// each once, in order: the first [`MAX_EVENT_PATHS`] (and at most
+    /// [`MAX_EVENT_PATH_BYTES`] of text), the rest counted in
+    /// `paths_omitted`.
     #[serde(default)]
     pub paths: Vec<String>,
-    /// The path this discovery walked from (`.` for startup).
+    /// How many paths of the call `paths` leaves out (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub paths_omitted: u64,
+    /// The path this discovery walked from: `.` for startup, the first
+    /// path discovered for a call (one event stands for all of them), empty
+    /// when a limit left every path out.
     pub trigger: String,
     /// Every candidate rule file and what was decided for it.
     pub candidates: Vec<Candidate>,
@@ -270,8 +290,56 @@ pub struct Event {
     /// `[]` when none left).
     #[serde(default)]
     pub left: Vec<Departure>,
-    /// Wall time of the discovery in microseconds.
+    /// Wall time of the discovery in microseconds (of all the call's paths).
     pub elapsed_us: u64,
+    /// The limits this step reached, each once, with what it left out
+    /// (absent when none): a path reporter's input skipped with a `too_*`
+    /// reason (`too_large`: a command over the bash parser's cap),
+    /// `too_many_paths` past [`crate::MAX_CALL_PATHS`], `too_long` past
+    /// [`crate::MAX_PATH_BYTES`], `deadline` when the step's time ran out
+    /// ([`crate::SessionConfig::with_deadline`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<Limit>,
+}
+
+/// A limit a step reached, and what it left out.
+///
+/// ```
+/// use jit_core::Limit;
+/// let limit = Limit::new("too_many_paths", "2 of the call's 10002 paths, past the first 10000");
+/// assert_eq!(
+///     serde_json::to_string(&limit)?,
+///     r#"{"limit":"too_many_paths","detail":"2 of the call's 10002 paths, past the first 10000"}"#
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Limit {
+    /// Which limit: `too_many_paths`, `too_long`, `deadline`, or a path
+    /// reporter's `too_*` reason (`too_large`, `too_deep`, ...).
+    pub limit: String,
+    /// What it left out, in words (at most [`Limit::MAX_DETAIL_BYTES`]).
+    pub detail: String,
+}
+
+impl Limit {
+    /// The longest detail kept: 512 bytes, cut between characters (a
+    /// reporter's skipped word may be the whole input).
+    pub const MAX_DETAIL_BYTES: usize = 512;
+
+    /// The limit `limit` reached, leaving out what `detail` says.
+    pub fn new(limit: impl Into<String>, detail: &str) -> Self {
+        Limit {
+            limit: limit.into(),
+            detail: crate::discover::prefix(detail, Limit::MAX_DETAIL_BYTES).to_owned(),
+        }
+    }
+}
+
+/// Whether `n` is 0, for fields written only when they hold something.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One candidate rule file of a discovery.

@@ -74,6 +74,7 @@ enum NativeChoice {
         \"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/work/app/src/ui/Footer.tsx\"}}' \\\n    \
         | jit hook --agent claude-code\n\n\
         Reads one payload on stdin, prints nothing or one JSON object, and always exits 0.\n\
+        Past $JIT_HOOK_DEADLINE_MS (default 5000) it looks at no more paths and says so.\n\
         State and event logs live in $JIT_STATE_DIR (default $XDG_STATE_HOME/jit, else ~/.local/state/jit);\n\
         `jit stats <state dir>/<agent>-<session>.events.jsonl` summarises a session."
 )]

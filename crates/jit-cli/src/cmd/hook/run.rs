@@ -2,11 +2,11 @@
 
 use std::io::{Read, Write};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
 use camino::{Utf8Path, Utf8PathBuf};
-use jit_core::{Engine, Injection, Session, SessionConfig, StartupOptions, ToolCall};
+use jit_core::{Engine, Injection, Limit, Session, SessionConfig, StartupOptions, ToolCall};
 
 use super::AgentKind;
 use super::native;
@@ -15,6 +15,77 @@ use super::state::{self, ContextFiles, Loaded, StoredState};
 
 /// The size past which `hook.log` is rotated.
 const MAX_LOG_BYTES: u64 = 1024 * 1024;
+
+/// How long after it starts a hook call goes on looking for rules: 5 s,
+/// half the 10 s timeout `jit hook install` gives it (an agent kills a hook
+/// past its timeout, and the rules found by then are lost). Past it, the
+/// paths not yet discovered are left out, and the call saves what it found
+/// and answers with it, saying in its output, the event log and `hook.log`
+/// how many paths it did not look at. The startup load of a context is
+/// bounded by its own deadline (`JIT_GIT_DEADLINE_MS`, 2 s), so a call that
+/// starts a context and then runs out of time still answers within the
+/// timeout.
+const HOOK_DEADLINE: Duration = Duration::from_secs(5);
+
+/// The variable that sets another [`HOOK_DEADLINE`], in milliseconds (`0`:
+/// look at no path, answer at once).
+const HOOK_DEADLINE_VAR: &str = "JIT_HOOK_DEADLINE_MS";
+
+/// The hook's deadline: [`HOOK_DEADLINE`], or what [`HOOK_DEADLINE_VAR`]
+/// asks for. A bad value is noted in `outcome` and the default stands.
+fn hook_deadline(outcome: &mut Outcome) -> Duration {
+    let value = match std::env::var(HOOK_DEADLINE_VAR) {
+        Err(std::env::VarError::NotPresent) => return HOOK_DEADLINE,
+        Ok(value) if value.trim().is_empty() => return HOOK_DEADLINE,
+        Ok(value) => value,
+        Err(std::env::VarError::NotUnicode(value)) => value.to_string_lossy().into_owned(),
+    };
+    match value.trim().parse::<u64>() {
+        Ok(ms) => Duration::from_millis(ms),
+        Err(_) => {
+            outcome.notes.push(format!(
+                "warning: {HOOK_DEADLINE_VAR}={value:?} is not a whole number of milliseconds; \
+                 the deadline stays {} ms",
+                HOOK_DEADLINE.as_millis()
+            ));
+            HOOK_DEADLINE
+        }
+    }
+}
+
+/// The context lines of the limits `injected` reached. A limit that left
+/// paths out is said in the output, so the agent knows rules may be
+/// missing, and in the log (the event has it too).
+fn limit_notes(injected: &[Injection], deadline: Duration, outcome: &mut Outcome) -> Vec<String> {
+    injected
+        .iter()
+        .flat_map(|injection| &injection.limits)
+        .map(|limit| {
+            outcome
+                .notes
+                .push(format!("limit {}: {}", limit.limit, limit.detail));
+            limit_note(limit, deadline)
+        })
+        .collect()
+}
+
+/// The context line that tells the agent a limit left rules unlooked-for:
+/// what, and what to do about it.
+fn limit_note(limit: &Limit, deadline: Duration) -> String {
+    let what = if limit.limit == "deadline" {
+        format!(
+            "jit stopped looking for rules at its {} ms time budget",
+            deadline.as_millis()
+        )
+    } else {
+        format!("jit did not look for rules everywhere ({})", limit.limit)
+    };
+    format!(
+        "[jit-context] {what}: {}. Rules of the directories left out were not checked; read \
+         their rule files if the change depends on them.",
+        limit.detail
+    )
+}
 
 /// How `jit hook` runs.
 #[derive(Debug, Clone)]
@@ -57,8 +128,9 @@ pub(super) struct Outcome {
 /// Runs one hook call on `input`. Never fails: a failure is returned as
 /// the error line to report, with whatever was learnt before it.
 pub(super) fn handle(options: &Options, input: &mut dyn Read) -> (Outcome, Option<anyhow::Error>) {
+    let started = Instant::now();
     let mut outcome = Outcome::default();
-    let result = handle_inner(options, input, &mut outcome);
+    let result = handle_inner(options, input, started, &mut outcome);
     (outcome, result.err())
 }
 
@@ -105,8 +177,10 @@ fn startup_changes(
 fn handle_inner(
     options: &Options,
     input: &mut dyn Read,
+    began: Instant,
     outcome: &mut Outcome,
 ) -> anyhow::Result<()> {
+    let deadline = hook_deadline(outcome);
     let dir = state::state_dir()?;
     outcome.log = Some(dir.join("hook.log"));
     let payload = read_payload(options, input, outcome)?;
@@ -179,7 +253,8 @@ fn handle_inner(
     let mut config = config
         .with_private_event_log(files.events.clone())
         .with_step_budget(Some(budget))
-        .with_scan_records(scan_key);
+        .with_scan_records(scan_key)
+        .with_deadline(began.checked_add(deadline));
     if options.native {
         config = config.with_native(native::native(payload.agent));
     }
@@ -238,6 +313,7 @@ fn handle_inner(
     for warning in session.warnings() {
         outcome.notes.push(warning.clone());
     }
+    let limits = limit_notes(&injected, deadline, outcome);
     let stored = StoredState {
         version: state::STATE_VERSION,
         agent: payload.agent.name().to_owned(),
@@ -255,6 +331,7 @@ fn handle_inner(
     let text: Vec<String> = injected
         .iter()
         .map(Injection::context_text)
+        .chain(limits)
         .chain(extra)
         .filter(|t| !t.is_empty())
         .collect();
@@ -382,14 +459,19 @@ pub(super) fn project_root(agent: AgentKind, cwd: &Utf8Path) -> Utf8PathBuf {
 /// The files a prompt names with `@path` that exist, relative to `cwd`.
 fn prompt_paths(prompt: &str, cwd: &Utf8Path) -> Vec<Utf8PathBuf> {
     let mut paths: Vec<Utf8PathBuf> = Vec::new();
+    // A set, not a scan of the list: a prompt may name thousands.
+    let mut seen = std::collections::HashSet::new();
     for import in jit_imports::extract(prompt) {
+        if !seen.insert(import.target.clone()) {
+            continue;
+        }
         let path = Utf8PathBuf::from(&import.target);
         let abs = if path.is_absolute() {
             path.clone()
         } else {
             cwd.join(&path)
         };
-        if std::fs::symlink_metadata(&abs).is_ok() && !paths.contains(&path) {
+        if std::fs::symlink_metadata(&abs).is_ok() {
             paths.push(path);
         }
     }
@@ -497,6 +579,7 @@ fn start(
             injection.headers.extend(more.headers);
             injection.discoveries.extend(more.discoveries);
             injection.events.extend(more.events);
+            injection.limits.extend(more.limits);
         }
     }
     // The rule index: what exists but was not loaded, so the model knows
